@@ -1,0 +1,45 @@
+# ragloop — every target explains itself: run `make help`.
+PY      ?= $(shell command -v python3.11 || command -v python3)
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+export OPENBLAS_NUM_THREADS ?= 1
+
+.DEFAULT_GOAL := help
+.PHONY: help demo test lint format bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(BIN)/python:
+	@command -v $(PY) >/dev/null 2>&1 || { echo "need Python 3.11+ as $(PY) (set PY=...)"; exit 1; }
+	$(PY) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP) ## set up .venv, build the demo index and answer demo questions offline
+	$(BIN)/ragloop index --out .ragloop/index
+	$(BIN)/ragloop retrieve "What does error KX-217 mean?" --retriever sparse -k 3
+	$(BIN)/ragloop retrieve "Why won't my robot start cleaning?" --retriever dense -k 3
+	$(BIN)/ragloop retrieve "Why won't my robot start cleaning?" --retriever hybrid -k 3
+
+test: $(STAMP) ## set up .venv and run the whole test suite (offline)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP) ## ruff lint + format check, mypy on src/
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy src
+
+format: $(STAMP) ## apply ruff formatting and safe fixes
+	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench
+
+bench: $(STAMP) ## print the measured figures (retrieval quality and speed, eval calls...)
+	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean: ## remove .venv, caches and the demo index
+	rm -rf $(VENV) .ragloop .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist src/*.egg-info

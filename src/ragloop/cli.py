@@ -1,0 +1,114 @@
+"""The ``ragloop`` command: the only place that prints or turns errors into exit codes."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ragloop.config import load_settings
+from ragloop.errors import RagloopError
+
+app = typer.Typer(
+    help="ragloop: a self-correcting RAG pipeline with its evaluation built in.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly(fn: F) -> F:
+    """Turn ragloop errors into one clear line on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
+        logging.getLogger("faiss").setLevel(logging.WARNING)
+        try:
+            return fn(*args, **kwargs)
+        except RagloopError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@app.command()
+@friendly
+def index(
+    path: Path = typer.Argument(None, help="corpus folder (default: the bundled demo base)"),
+    out: Path = typer.Option(None, "--out", help="index folder (default: RAGLOOP_INDEX_DIR)"),
+    embeddings: str = typer.Option(None, help="embeddings spec: wordllama or openai:<model>"),
+) -> None:
+    """Chunk and index a folder of .md/.txt/.rst/.html files (dense + sparse)."""
+    from ragloop.data import KB_DIR
+    from ragloop.providers import get_embeddings
+    from ragloop.retrievers.index import build_index
+
+    settings = load_settings(embeddings=embeddings)
+    corpus = path or KB_DIR
+    target = out or settings.index_dir
+    started = time.perf_counter()
+    emb = get_embeddings(settings.embeddings)
+    with Progress(
+        TextColumn("embedding chunks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, transient=True,
+    ) as bar:
+        task = bar.add_task("embed", total=None)
+        idx = build_index(
+            corpus, emb, settings.embeddings, target,
+            chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    report = idx.report
+    assert report is not None
+    table = Table(title=f"index {target}", show_header=False)
+    table.add_row("corpus", str(corpus))
+    table.add_row("files", str(report.files))
+    table.add_row("chunks", str(len(report.chunks)))
+    table.add_row("skipped", str(len(report.skipped)))
+    table.add_row("seconds", f"{time.perf_counter() - started:.2f}")
+    console.print(table)
+    for rel, why in report.skipped:
+        console.print(f"  skipped {rel}: {why}")
+    for rel, why in report.repaired:
+        console.print(f"  repaired {rel}: {why}")
+
+
+@app.command()
+@friendly
+def retrieve(
+    question: str = typer.Argument(..., help="the question to retrieve for"),
+    retriever: str = typer.Option("hybrid", "--retriever", "-r", help="dense, sparse or hybrid"),
+    k: int = typer.Option(5, "-k", help="how many chunks"),
+    index_dir: Path = typer.Option(None, "--index", help="index folder (default: RAGLOOP_INDEX_DIR)"),
+) -> None:
+    """Print the ranked chunks a retriever returns, with score and source."""
+    from ragloop.errors import ConfigError
+    from ragloop.providers import get_embeddings
+    from ragloop.retrievers.index import load_index
+    from ragloop.retrievers.registry import get_retriever
+
+    if not question.strip():
+        raise ConfigError("the question is empty: pass some text, e.g. ragloop retrieve \"...\"")
+    settings = load_settings()
+    folder = index_dir or settings.index_dir
+    idx = load_index(folder, get_embeddings(settings.embeddings), settings.embeddings)
+    docs = get_retriever(retriever, idx, k=k).invoke(question)
+    table = Table(title=f"{retriever}: {question}")
+    for col in ("#", "score", "source", "text"):
+        table.add_column(col)
+    for rank, doc in enumerate(docs, start=1):
+        snippet = " ".join(doc.page_content.split())[:100]
+        table.add_row(str(rank), f"{doc.metadata['score']:.4f}", doc.id or "", snippet)
+    console.print(table)

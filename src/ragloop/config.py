@@ -1,0 +1,130 @@
+"""Settings (environment prefix ``RAGLOOP_``) and the graph Context built from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from typing_extensions import Annotated
+
+from ragloop.errors import ConfigError
+
+KNOWN_RETRIEVERS = ("dense", "sparse", "hybrid")
+RETRIEVAL_MODES = ("auto", "always", "never")
+WEB_MODES = ("auto", "tavily", "corpus", "off")
+
+
+def _check_spec(value: str, kind: str, offline: tuple[str, ...]) -> str:
+    value = value.strip()
+    if value in offline or value.startswith("openai:") and len(value) > len("openai:"):
+        return value
+    allowed = ", ".join(f"'{o}'" for o in offline)
+    raise ValueError(f"{kind} must be {allowed} or 'openai:<model>' (got '{value}')")
+
+
+class Settings(BaseSettings):
+    """Every knob of ragloop; read from ``RAGLOOP_*`` variables by the CLI, never by nodes."""
+
+    model_config = SettingsConfigDict(env_prefix="RAGLOOP_", extra="forbid")
+
+    llm: str = "none"
+    embeddings: str = "wordllama"
+    index_dir: Path = Path(".ragloop/index")
+    data_dir: Path = Path(".ragloop")
+    k: int = Field(5, ge=1, le=100)
+    retrievers: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(KNOWN_RETRIEVERS)
+    )
+    max_iterations: int = Field(3, ge=0, le=20)
+    retrieval: Literal["auto", "always", "never"] = "auto"
+    web: Literal["auto", "tavily", "corpus", "off"] = "auto"
+    web_corpus_dir: Path | None = None
+    #: a context graded below this (0/1/2 scale) is dropped as irrelevant
+    relevance_keep: int = Field(1, ge=0, le=2)
+    #: mean relevance (0..1) below this makes the verdict "irrelevant"
+    relevance_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    #: context recall (0..1) below this makes the verdict "incomplete"
+    recall_threshold: float = Field(0.6, ge=0.0, le=1.0)
+    #: draft answer relevancy below this means retrieval is needed
+    answer_relevancy_threshold: float = Field(0.6, ge=0.0, le=1.0)
+    temperature: float = Field(0.5, ge=0.0, le=1.0)
+    chunk_size: int = Field(800, ge=100, le=20000)
+    chunk_overlap: int = Field(120, ge=0, le=5000)
+    judge_mode: Literal["standard", "second_response"] = "standard"
+
+    @field_validator("llm")
+    @classmethod
+    def _llm(cls, v: str) -> str:
+        return _check_spec(v, "llm", ("none",))
+
+    @field_validator("embeddings")
+    @classmethod
+    def _emb(cls, v: str) -> str:
+        return _check_spec(v, "embeddings", ("wordllama",))
+
+    @field_validator("retrievers", mode="before")
+    @classmethod
+    def _retrievers(cls, v: Any) -> list[str]:
+        names = [s.strip() for s in v.split(",")] if isinstance(v, str) else list(v)
+        names = [n for n in names if n]
+        if not names:
+            raise ValueError("retrievers must name at least one of " + ", ".join(KNOWN_RETRIEVERS))
+        for n in names:
+            if n not in KNOWN_RETRIEVERS:
+                raise ValueError(f"unknown retriever '{n}'; allowed: {', '.join(KNOWN_RETRIEVERS)}")
+        if len(set(names)) != len(names):
+            raise ValueError("retrievers must not repeat a name")
+        return names
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings from the environment plus explicit overrides; errors name the setting."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err["loc"]) or "settings"
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"setting '{name}' (env RAGLOOP_{name.upper()}): {msg}")
+        raise ConfigError("; ".join(lines)) from None
+
+
+@dataclass(frozen=True)
+class Context:
+    """Plain per-run configuration handed to the graph as its LangGraph context."""
+
+    retrievers: tuple[str, ...] = KNOWN_RETRIEVERS
+    k: int = 5
+    max_iterations: int = 3
+    retrieval: str = "auto"
+    relevance_keep: int = 1
+    relevance_threshold: float = 0.5
+    recall_threshold: float = 0.6
+    answer_relevancy_threshold: float = 0.6
+    temperature: float = 0.5
+    judge_mode: str = "standard"
+    correct_order: tuple[str, ...] = ("rewrite", "swap", "web")
+    prompts: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> Context:
+        """The context for one run: settings first, then explicit overrides."""
+        values = {
+            "retrievers": tuple(settings.retrievers),
+            "k": settings.k,
+            "max_iterations": settings.max_iterations,
+            "retrieval": settings.retrieval,
+            "relevance_keep": settings.relevance_keep,
+            "relevance_threshold": settings.relevance_threshold,
+            "recall_threshold": settings.recall_threshold,
+            "answer_relevancy_threshold": settings.answer_relevancy_threshold,
+            "temperature": settings.temperature,
+            "judge_mode": settings.judge_mode,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)

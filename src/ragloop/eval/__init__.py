@@ -1,0 +1,1 @@
+"""Evaluation: RAGAS-compatible samples, metrics and the runner."""

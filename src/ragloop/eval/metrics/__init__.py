@@ -1,0 +1,19 @@
+"""Metrics with RAGAS names, columns and formulas, plus offline variants."""
+
+from ragloop.eval.metrics.base import (
+    Metric,
+    MetricResult,
+    SingleTurnMetric,
+    get_metric,
+    get_metric_class,
+    metric_names,
+)
+
+__all__ = [
+    "Metric",
+    "MetricResult",
+    "SingleTurnMetric",
+    "get_metric",
+    "get_metric_class",
+    "metric_names",
+]

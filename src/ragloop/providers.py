@@ -1,0 +1,145 @@
+"""Build chat models and embeddings from a spec: ``none``, ``wordllama``, ``openai:<model>``."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from ragloop.errors import ProviderError
+
+_WORDLLAMA_LOCK = threading.Lock()
+_WORDLLAMA: Any = None
+
+
+def _load_wordllama() -> Any:
+    """Load WordLlama once per process from the weights inside the installed wheel."""
+    global _WORDLLAMA
+    with _WORDLLAMA_LOCK:
+        if _WORDLLAMA is None:
+            root = logging.getLogger()
+            handlers, level = list(root.handlers), root.level
+            import wordllama
+            from wordllama import WordLlama
+
+            # wordllama calls logging.basicConfig at import; give the root logger back
+            root.handlers[:] = handlers
+            root.setLevel(level)
+
+            # the wheel ships weights/ and tokenizers/ beside the package module; the default
+            # loader looks under ~/.cache, so point cache_dir at the package and never download
+            package_dir = Path(wordllama.__file__).parent
+            try:
+                _WORDLLAMA = WordLlama.load(cache_dir=package_dir, disable_download=True)
+            except FileNotFoundError as exc:
+                raise ProviderError(
+                    f"WordLlama weights not found in {package_dir}: reinstall the 'wordllama' "
+                    f"package ({exc})"
+                ) from None
+        return _WORDLLAMA
+
+
+class WordLlamaEmbeddings(Embeddings):
+    """Offline LangChain embeddings from WordLlama (256 dims, L2-normalised)."""
+
+    spec = "wordllama"
+
+    def __init__(self) -> None:
+        self._model = _load_wordllama()
+
+    def embed_array(self, texts: list[str]) -> np.ndarray:
+        """Embed texts as a float32 matrix of unit rows (zero rows for empty texts)."""
+        if not texts:
+            return np.zeros((0, 256), dtype=np.float32)
+        vecs = np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+        return np.nan_to_num(vecs)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_array([text])[0].tolist()
+
+
+def _require_key(env: Mapping[str, str]) -> str:
+    key = env.get("OPENAI_API_KEY")
+    if not key:
+        raise ProviderError(
+            "OPENAI_API_KEY is not set: export it (any value works for a local OpenAI-compatible "
+            "server given by OPENAI_BASE_URL), or use the offline default (--llm none)"
+        )
+    return key
+
+
+def _openai_model(spec: str, kind: str) -> str:
+    model = spec.split(":", 1)[1].strip() if ":" in spec else ""
+    if not model:
+        raise ProviderError(f"{kind} spec '{spec}' names no model: write openai:<model>")
+    return model
+
+
+def get_embeddings(spec: str = "wordllama", env: Mapping[str, str] | None = None) -> Embeddings:
+    """Return LangChain embeddings for ``spec``; ``wordllama`` is offline and cached per process."""
+    spec = (spec or "").strip()
+    env = os.environ if env is None else env
+    if spec == "wordllama":
+        return WordLlamaEmbeddings()
+    if spec.startswith("openai:"):
+        from langchain_openai import OpenAIEmbeddings
+
+        key = _require_key(env)
+        kwargs: dict[str, Any] = {"model": _openai_model(spec, "embeddings"), "api_key": key}
+        if env.get("OPENAI_BASE_URL"):
+            kwargs["base_url"] = env["OPENAI_BASE_URL"]
+            kwargs["check_embedding_ctx_length"] = False
+        return OpenAIEmbeddings(**kwargs)
+    raise ProviderError(f"unknown embeddings spec '{spec}': use 'wordllama' or 'openai:<model>'")
+
+
+def get_chat_model(
+    spec: str = "none",
+    env: Mapping[str, str] | None = None,
+    *,
+    timeout: float | None = 60.0,
+    max_retries: int = 0,
+    temperature: float = 0.0,
+) -> BaseChatModel | None:
+    """Return a chat model for ``spec``: ``none`` gives None (offline strategies are used).
+
+    ``openai:<model>`` gives ``ChatOpenAI`` honouring ``OPENAI_BASE_URL`` (vLLM, Ollama,
+    llama.cpp server) and ``OPENAI_API_KEY``. Retries are left to ragloop's runner.
+    """
+    spec = (spec or "").strip()
+    env = os.environ if env is None else env
+    if spec in ("none", ""):
+        return None
+    if spec.startswith("openai:"):
+        from langchain_openai import ChatOpenAI
+
+        key = _require_key(env)
+        kwargs: dict[str, Any] = {
+            "model": _openai_model(spec, "llm"),
+            "api_key": key,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "temperature": temperature,
+        }
+        if env.get("OPENAI_BASE_URL"):
+            kwargs["base_url"] = env["OPENAI_BASE_URL"]
+        return ChatOpenAI(**kwargs)
+    raise ProviderError(f"unknown llm spec '{spec}': use 'none' or 'openai:<model>'")
+
+
+def describe_model(model: BaseChatModel | None) -> str:
+    """A short, secret-free name of a chat model for traces and reports."""
+    if model is None:
+        return "none"
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    return f"{type(model).__name__}:{name}" if name else type(model).__name__

@@ -1,0 +1,1 @@
+"""Retrieval: corpus loading, dense/sparse/hybrid retrievers, web search, persisted index."""

@@ -1,0 +1,202 @@
+"""A persisted index folder: FAISS + bm25s + a manifest that detects stale or mixed indexes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+
+from ragloop.errors import IndexError_
+from ragloop.retrievers.corpus import LoadReport, fingerprint, load_corpus
+from ragloop.retrievers.dense import NormalizedEmbeddings, build_faiss, load_faiss, save_faiss
+from ragloop.retrievers.sparse import build_bm25, load_bm25, save_bm25
+
+FORMAT_VERSION = 1
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Index:
+    """The chunks of one corpus with their dense and sparse indexes."""
+
+    chunks: list[Document]
+    faiss: Any
+    bm25: Any
+    embeddings: Embeddings
+    manifest: dict[str, Any] = field(default_factory=dict)
+    report: LoadReport | None = None
+
+    def chunk(self, chunk_id: str) -> Document | None:
+        """The chunk with this id, if any."""
+        return next((c for c in self.chunks if c.id == chunk_id), None)
+
+
+class _ProgressEmbeddings(Embeddings):
+    """Wraps embeddings to report how many chunks were embedded so far."""
+
+    def __init__(self, inner: Embeddings, total: int, progress: Progress | None):
+        self.inner, self.total, self.progress, self.done = inner, total, progress, 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        out = self.inner.embed_documents(texts)
+        self.done += len(texts)
+        if self.progress:
+            self.progress(self.done, self.total)
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def build_index(
+    corpus_dir: str | Path,
+    embeddings: Embeddings,
+    embeddings_spec: str,
+    out: str | Path | None = None,
+    *,
+    chunk_size: int = 800,
+    chunk_overlap: int = 120,
+    id_prefix: str = "",
+    progress: Progress | None = None,
+) -> Index:
+    """Load, chunk and index a corpus; write it to ``out`` when given."""
+    started = time.perf_counter()
+    report = load_corpus(
+        corpus_dir, chunk_size=chunk_size, chunk_overlap=chunk_overlap, id_prefix=id_prefix
+    )
+    wrapped = _ProgressEmbeddings(embeddings, len(report.chunks), progress)
+    store = build_faiss(report.chunks, wrapped)
+    store.embedding_function = NormalizedEmbeddings(embeddings)
+    bm25 = build_bm25(report.chunks)
+    manifest = {
+        "format": FORMAT_VERSION,
+        "embeddings": embeddings_spec,
+        "chunk_size": chunk_size,
+        "chunk_overlap": chunk_overlap,
+        "id_prefix": id_prefix,
+        "corpus_dir": str(Path(corpus_dir).resolve()),
+        "corpus_fingerprint": report.fingerprint,
+        "files": report.files,
+        "chunks": len(report.chunks),
+        "skipped": report.skipped,
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "build_seconds": round(time.perf_counter() - started, 3),
+    }
+    index = Index(report.chunks, store, bm25, embeddings, manifest, report)
+    if out is not None:
+        save_index(index, Path(out))
+    return index
+
+
+def save_index(index: Index, folder: Path) -> None:
+    """Write the index atomically enough: into a temp folder, then swapped in."""
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "faiss").mkdir(parents=True)
+    (tmp / "bm25").mkdir()
+    save_faiss(index.faiss, tmp / "faiss")
+    save_bm25(index.bm25, index.chunks, tmp / "bm25")
+    (tmp / "manifest.json").write_text(json.dumps(index.manifest, indent=2), encoding="utf-8")
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    """The manifest of an index folder, or an error saying how to build one."""
+    path = Path(folder) / "manifest.json"
+    if not path.is_file():
+        raise IndexError_(f"no index at {folder}: build one with `ragloop index CORPUS --out {folder}`")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def stale_reasons(
+    manifest: dict[str, Any],
+    embeddings_spec: str,
+    corpus_dir: str | Path | None = None,
+    chunk_size: int | None = None,
+    chunk_overlap: int | None = None,
+) -> list[str]:
+    """Why an index cannot be used as it is (empty when it can)."""
+    reasons = []
+    if manifest.get("format") != FORMAT_VERSION:
+        reasons.append(f"index format {manifest.get('format')} is not {FORMAT_VERSION}")
+    if manifest.get("embeddings") != embeddings_spec:
+        reasons.append(
+            f"built with embeddings '{manifest.get('embeddings')}', asked for '{embeddings_spec}'"
+        )
+    for key, want in (("chunk_size", chunk_size), ("chunk_overlap", chunk_overlap)):
+        if want is not None and manifest.get(key) != want:
+            reasons.append(f"built with {key}={manifest.get(key)}, asked for {want}")
+    if corpus_dir is not None and Path(corpus_dir).is_dir():
+        now = fingerprint(corpus_dir)
+        if now != manifest.get("corpus_fingerprint"):
+            reasons.append("the corpus changed since the index was built")
+    return reasons
+
+
+def load_index(
+    folder: str | Path,
+    embeddings: Embeddings,
+    embeddings_spec: str,
+    corpus_dir: str | Path | None = None,
+) -> Index:
+    """Load an index, refusing one built with other embeddings or from an outdated corpus."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    reasons = stale_reasons(manifest, embeddings_spec, corpus_dir)
+    if reasons:
+        raise IndexError_(
+            f"index at {folder} is stale: {'; '.join(reasons)}. Rebuild it with "
+            f"`ragloop index {manifest.get('corpus_dir', 'CORPUS')} --out {folder}`"
+        )
+    store = load_faiss(folder / "faiss", embeddings)
+    bm25, chunks = load_bm25(folder / "bm25")
+    return Index(chunks, store, bm25, embeddings, manifest)
+
+
+def open_index(
+    corpus_dir: str | Path,
+    folder: str | Path,
+    embeddings: Embeddings,
+    embeddings_spec: str,
+    *,
+    chunk_size: int = 800,
+    chunk_overlap: int = 120,
+    id_prefix: str = "",
+    rebuild: Literal["auto", "never", "always"] = "auto",
+    progress: Progress | None = None,
+) -> Index:
+    """Load the index for ``corpus_dir`` from ``folder``; rebuild it when missing or stale.
+
+    ``rebuild="never"`` refuses a stale index instead; ``"always"`` rebuilds regardless.
+    """
+    folder = Path(folder)
+    if rebuild != "always" and (folder / "manifest.json").is_file():
+        manifest = read_manifest(folder)
+        reasons = stale_reasons(manifest, embeddings_spec, corpus_dir, chunk_size, chunk_overlap)
+        if not reasons:
+            return load_index(folder, embeddings, embeddings_spec)
+        if rebuild == "never":
+            raise IndexError_(
+                f"index at {folder} is stale: {'; '.join(reasons)}; rebuild it with "
+                f"`ragloop index {corpus_dir} --out {folder}`"
+            )
+    elif rebuild == "never":
+        read_manifest(folder)  # raises the "no index" error
+    return build_index(
+        corpus_dir,
+        embeddings,
+        embeddings_spec,
+        folder,
+        chunk_size=chunk_size,
+        chunk_overlap=chunk_overlap,
+        id_prefix=id_prefix,
+        progress=progress,
+    )

@@ -1,0 +1,73 @@
+"""Sparse retrieval: BM25 through bm25s, with tokens that keep identifiers like KX-217 whole."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+from langchain_core.documents import Document
+from pydantic import ConfigDict
+
+from ragloop.retrievers.base import ScoredRetriever
+from ragloop.text import tokenize
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """Content words plus the parts of hyphenated/dotted identifiers, so both forms match."""
+    out: list[str] = []
+    for tok in tokenize(text, drop_stopwords=True):
+        out.append(tok)
+        if any(c in tok for c in "-./"):
+            out += [p for p in tok.replace("/", "-").replace(".", "-").split("-") if p]
+    return out
+
+
+def build_bm25(chunks: list[Document]) -> bm25s.BM25:
+    """Index chunk texts with BM25 (Lucene variant, bm25s defaults)."""
+    model = bm25s.BM25()
+    model.index([bm25_tokens(c.page_content) or ["\x00empty"] for c in chunks], show_progress=False)
+    return model
+
+
+def save_bm25(model: bm25s.BM25, chunks: list[Document], folder: Path) -> None:
+    """Write the bm25s index and the chunks it ranks (JSON Lines) under ``folder``."""
+    model.save(str(folder), show_progress=False)
+    with (folder / "chunks.jsonl").open("w", encoding="utf-8") as fh:
+        for c in chunks:
+            fh.write(json.dumps({"text": c.page_content, "metadata": c.metadata}) + "\n")
+
+
+def load_bm25(folder: Path) -> tuple[bm25s.BM25, list[Document]]:
+    """Read what ``save_bm25`` wrote."""
+    model = bm25s.BM25.load(str(folder), show_progress=False)
+    chunks = []
+    with (folder / "chunks.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            meta = rec["metadata"]
+            chunks.append(Document(id=meta["id"], page_content=rec["text"], metadata=meta))
+    return model, chunks
+
+
+class SparseRetriever(ScoredRetriever):
+    """BM25 keyword retrieval; the better choice when exact identifiers matter."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model: Any
+    chunks: list[Document]
+    name: str = "sparse"
+
+    def search(self, query: str, k: int | None = None) -> list[tuple[Document, float]]:
+        k = min(k or self.k, len(self.chunks))
+        tokens = bm25_tokens(query)
+        if not tokens or k == 0:
+            return []
+        ids, scores = self.model.retrieve([tokens], k=k, show_progress=False, n_threads=1)
+        return [
+            (self.chunks[int(i)], float(s))
+            for i, s in zip(np.asarray(ids)[0], np.asarray(scores)[0], strict=True)
+            if s > 0
+        ]

@@ -1,0 +1,53 @@
+"""Small text helpers shared by retrievers, metrics and nodes: sentences, tokens, overlap."""
+
+from __future__ import annotations
+
+import re
+
+_SENT_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'(\[A-Z0-9А-ЯЁ가-힣])|\n{2,}|\n(?=[-*•]\s)")
+_TOKEN = re.compile(r"[\w][\w\-./]*[\w]|\w", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """a an and are as at be but by can could did do does for from had has have how i if in
+    into is it its me my no not of on or our she so that the their them then there these they
+    this to was we were what when where which who why will with would you your yours about
+    after again all am any because been before being both each few more most other some such
+    than too very just should now also may might must shall""".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences (also on blank lines and list bullets); drop empty ones."""
+    parts = _SENT_END.split(text.strip()) if text else []
+    return [p.strip(" \n\t-*•") for p in parts if p and p.strip(" \n\t-*•")]
+
+
+def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Lowercase word tokens; identifiers such as ``KX-217`` or ``v2.4.1`` stay whole."""
+    tokens = [t.lower() for t in _TOKEN.findall(text or "")]
+    if drop_stopwords:
+        tokens = [t for t in tokens if t not in STOPWORDS]
+    return tokens
+
+
+def token_recall(needle: str, haystack: str) -> float:
+    """Share of the content words of ``needle`` that occur in ``haystack`` (0 when none)."""
+    want = set(tokenize(needle, drop_stopwords=True))
+    if not want:
+        return 0.0
+    have = set(tokenize(haystack, drop_stopwords=True))
+    return len(want & have) / len(want)
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """SQuAD-style token F1 between two texts (bag of lowercase tokens)."""
+    from collections import Counter
+
+    pred, ref = tokenize(prediction), tokenize(reference)
+    if not pred or not ref:
+        return float(pred == ref)
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(ref)
+    return 2 * precision * recall / (precision + recall)

@@ -1,0 +1,37 @@
+"""Shared fixtures: the 10-document corpus, deterministic and real offline embeddings."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.embeddings import HashEmbeddings
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CORPUS = FIXTURES / "corpus"
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+logging.getLogger("faiss").setLevel(logging.WARNING)
+
+
+@pytest.fixture
+def hash_embeddings() -> HashEmbeddings:
+    return HashEmbeddings()
+
+
+@pytest.fixture(scope="session")
+def wordllama():
+    from ragloop.providers import get_embeddings
+
+    return get_embeddings("wordllama")
+
+
+@pytest.fixture(scope="session")
+def fixture_index(tmp_path_factory, wordllama):
+    """The fixture corpus indexed with WordLlama (FAISS and bm25s for real)."""
+    from ragloop.retrievers.index import build_index
+
+    out = tmp_path_factory.mktemp("index") / "idx"
+    return build_index(CORPUS, wordllama, "wordllama", out, chunk_size=400, chunk_overlap=50)
