@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from typing_extensions import Annotated
 
 from ragloop.errors import ConfigError
 
@@ -108,7 +107,8 @@ class Context:
     answer_relevancy_threshold: float = 0.6
     temperature: float = 0.5
     judge_mode: str = "standard"
-    correct_order: tuple[str, ...] = ("rewrite", "swap", "web")
+    #: corrective actions to try, in order; empty = by verdict (see nodes/correct.py)
+    correct_order: tuple[str, ...] = ()
     prompts: dict[str, str] = field(default_factory=dict)
 
     @classmethod

@@ -1,46 +1,16 @@
-"""The ``ragloop`` command: the only place that prints or turns errors into exit codes."""
+"""``ragloop index`` and ``ragloop retrieve``."""
 
 from __future__ import annotations
 
-import functools
-import logging
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ragloop.cli import app, console, err_console, friendly
 from ragloop.config import load_settings
-from ragloop.errors import RagloopError
-
-app = typer.Typer(
-    help="ragloop: a self-correcting RAG pipeline with its evaluation built in.",
-    no_args_is_help=True,
-    add_completion=False,
-)
-console = Console()
-err_console = Console(stderr=True)
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def friendly(fn: F) -> F:
-    """Turn ragloop errors into one clear line on stderr and exit code 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        logging.getLogger("bm25s").setLevel(logging.WARNING)
-        logging.getLogger("faiss").setLevel(logging.WARNING)
-        try:
-            return fn(*args, **kwargs)
-        except RagloopError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 @app.command()
@@ -61,13 +31,21 @@ def index(
     started = time.perf_counter()
     emb = get_embeddings(settings.embeddings)
     with Progress(
-        TextColumn("embedding chunks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err_console, transient=True,
+        TextColumn("embedding chunks"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
     ) as bar:
         task = bar.add_task("embed", total=None)
         idx = build_index(
-            corpus, emb, settings.embeddings, target,
-            chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
+            corpus,
+            emb,
+            settings.embeddings,
+            target,
+            chunk_size=settings.chunk_size,
+            chunk_overlap=settings.chunk_overlap,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     report = idx.report
@@ -91,7 +69,9 @@ def retrieve(
     question: str = typer.Argument(..., help="the question to retrieve for"),
     retriever: str = typer.Option("hybrid", "--retriever", "-r", help="dense, sparse or hybrid"),
     k: int = typer.Option(5, "-k", help="how many chunks"),
-    index_dir: Path = typer.Option(None, "--index", help="index folder (default: RAGLOOP_INDEX_DIR)"),
+    index_dir: Path = typer.Option(
+        None, "--index", help="index folder (default: RAGLOOP_INDEX_DIR)"
+    ),
 ) -> None:
     """Print the ranked chunks a retriever returns, with score and source."""
     from ragloop.errors import ConfigError
@@ -100,7 +80,7 @@ def retrieve(
     from ragloop.retrievers.registry import get_retriever
 
     if not question.strip():
-        raise ConfigError("the question is empty: pass some text, e.g. ragloop retrieve \"...\"")
+        raise ConfigError('the question is empty: pass some text, e.g. ragloop retrieve "..."')
     settings = load_settings()
     folder = index_dir or settings.index_dir
     idx = load_index(folder, get_embeddings(settings.embeddings), settings.embeddings)

@@ -1,0 +1,81 @@
+"""``ragloop ask``: one question through the self-correcting graph, with the path it took."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ragloop.cli import app, console, err_console, friendly
+from ragloop.config import load_settings
+from ragloop.graph.result import RunResult
+
+
+def show_result(result: RunResult) -> None:
+    """Print answer, citations, the path with reasons, and the scores."""
+    console.print(f"\n[bold]Q:[/] {result.question}", highlight=False)
+    console.print(f"[bold]A:[/] {result.answer}", highlight=False)
+    for cite in result.citations:
+        origin = " (web)" if cite.get("origin") == "web" else ""
+        console.print(
+            f"   [{cite['n']}] {cite['id']} — {cite.get('title', '')}{origin}", highlight=False
+        )
+    path = Table(title="path", show_header=True, title_justify="left")
+    path.add_column("#")
+    path.add_column("node")
+    path.add_column("what and why")
+    for n, step in enumerate(result.steps, start=1):
+        path.add_row(str(n), str(step.get("node")), str(step.get("detail")))
+    console.print(path)
+    scores = ", ".join(
+        f"{k}={'n/a' if math.isnan(v) else f'{v:.2f}'}" for k, v in result.scores.items()
+    )
+    console.print(
+        f"stop: {result.stop_reason} · iterations: {result.iterations} · scores: {scores} · "
+        f"LLM calls: {result.llm_calls} · {result.latency_ms:.0f} ms",
+        highlight=False,
+    )
+
+
+@app.command()
+@friendly
+def ask(
+    question: str = typer.Argument(..., help="the question"),
+    llm: str = typer.Option(None, "--llm", help="none (offline, default) or openai:<model>"),
+    retriever: str = typer.Option(None, "--retriever", help="retriever to start with"),
+    max_iterations: int = typer.Option(None, "--max-iterations", help="cap on corrective loops"),
+    corpus: Path = typer.Option(None, "--corpus", help="corpus folder (default: demo base)"),
+    index_dir: Path = typer.Option(None, "--index", help="index folder"),
+    reference: str = typer.Option(None, "--reference", help="judge recall against this answer"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Answer a question with citations, and show the path the loop took and its scores."""
+    from ragloop.errors import ConfigError
+    from ragloop.pipeline import build_pipeline
+
+    if not question.strip():
+        raise ConfigError('the question is empty: ragloop ask "your question"')
+    settings = load_settings(llm=llm, index_dir=index_dir, max_iterations=max_iterations)
+    order = list(settings.retrievers)
+    if retriever:
+        if retriever not in order:
+            settings = load_settings(
+                llm=llm,
+                index_dir=index_dir,
+                max_iterations=max_iterations,
+                retrievers=[retriever, *order],
+            )
+        else:
+            order.remove(retriever)
+            settings = settings.model_copy(update={"retrievers": [retriever, *order]})
+    with err_console.status("building the pipeline…"):
+        pipeline = build_pipeline(settings, corpus_dir=corpus)
+    with err_console.status("thinking…"):
+        result = pipeline.run(question, reference=reference)
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        show_result(result)

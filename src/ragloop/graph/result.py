@@ -1,0 +1,74 @@
+"""The outcome of one run: answer, citations, path, scores, cost; converts to a RAGAS sample."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ragloop.eval.schema import SingleTurnSample
+
+
+@dataclass
+class RunResult:
+    """What a user gets back from ``Pipeline.run`` (and what traces and experiments store)."""
+
+    question: str
+    answer: str
+    citations: list[dict[str, Any]]
+    contexts: list[dict[str, Any]]
+    scores: dict[str, float]
+    iterations: int
+    actions: list[dict[str, Any]]
+    steps: list[dict[str, Any]]
+    stop_reason: str
+    retrieved: bool
+    llm_calls: int = 0
+    tokens: int = 0
+    latency_ms: float = 0.0
+    reference: str | None = None
+    reference_contexts: list[str] = field(default_factory=list)
+    draft: str = ""
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], **extra: Any) -> RunResult:
+        """Build from the graph's final state."""
+        return cls(
+            question=state["question"],
+            answer=state.get("answer", ""),
+            citations=list(state.get("citations", [])),
+            contexts=[dict(c) for c in state.get("contexts", [])],
+            scores=dict(state.get("scores", {})),
+            iterations=int(state.get("iteration", 0)),
+            actions=[dict(a) for a in state.get("actions", [])],
+            steps=[dict(s) for s in state.get("steps", [])],
+            stop_reason=state.get("stop_reason", ""),
+            retrieved=bool(state.get("retrieve")),
+            reference=state.get("reference"),
+            reference_contexts=list(state.get("reference_contexts") or []),
+            draft=state.get("draft", ""),
+            **extra,
+        )
+
+    def to_sample(self) -> SingleTurnSample:
+        """The run as a RAGAS ``SingleTurnSample`` (for the evaluation runner)."""
+        return SingleTurnSample(
+            user_input=self.question,
+            retrieved_contexts=[c["text"] for c in self.contexts],
+            response=self.answer,
+            reference=self.reference,
+            reference_contexts=self.reference_contexts or None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (NaN scores become None)."""
+        data = asdict(self)
+        data["scores"] = {
+            k: (None if isinstance(v, float) and math.isnan(v) else v)
+            for k, v in self.scores.items()
+        }
+        return data
+
+    def path(self) -> list[str]:
+        """The steps in words, one per line, as shown by ``ragloop ask``."""
+        return [f"{s.get('node')}: {s.get('detail')}" for s in self.steps]

@@ -1,0 +1,1 @@
+"""Graph nodes (one module each) and the strategies behind their LLM steps."""

@@ -1,0 +1,60 @@
+"""The semantic answer cache: earlier answers that scored well, looked up by question meaning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+
+class AnswerCache:
+    """Question/answer pairs; a lookup gives the answer whose question is nearest in meaning."""
+
+    def __init__(self, embeddings: Embeddings, threshold: float = 0.85):
+        self.embeddings = embeddings
+        self.threshold = threshold
+        self.questions: list[str] = []
+        self.answers: list[str] = []
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+
+    @classmethod
+    def from_jsonl(
+        cls, path: str | Path, embeddings: Embeddings, threshold: float = 0.85
+    ) -> AnswerCache:
+        """Load ``{"question", "answer"}`` rows (a missing file gives an empty cache)."""
+        cache = cls(embeddings, threshold)
+        path = Path(path)
+        if path.is_file():
+            rows = [
+                json.loads(line)
+                for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()
+            ]
+            cache.add_many([(r["question"], r["answer"]) for r in rows])
+        return cache
+
+    def add_many(self, pairs: list[tuple[str, str]]) -> None:
+        """Add question/answer pairs (embedded in one batch)."""
+        if not pairs:
+            return
+        vecs = np.asarray(self.embeddings.embed_documents([q for q, _ in pairs]), dtype=np.float32)
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        self._matrix = vecs if self._matrix.size == 0 else np.vstack([self._matrix, vecs])
+        self.questions += [q for q, _ in pairs]
+        self.answers += [a for _, a in pairs]
+
+    def lookup(self, question: str) -> tuple[str, str, float] | None:
+        """(cached question, answer, similarity) of the nearest entry above the threshold."""
+        if not self.questions:
+            return None
+        q = np.asarray(self.embeddings.embed_query(question), dtype=np.float32)
+        norm = np.linalg.norm(q)
+        if norm == 0:
+            return None
+        sims = self._matrix @ (q / norm)
+        best = int(np.argmax(sims))
+        if sims[best] < self.threshold:
+            return None
+        return self.questions[best], self.answers[best], float(sims[best])

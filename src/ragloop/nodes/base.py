@@ -1,0 +1,100 @@
+"""What nodes are handed by the builder: strategies, retrievers, web search."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from langchain_core.documents import Document
+
+from ragloop.eval.metrics.base import MetricResult
+from ragloop.graph.state import ContextItem
+
+
+@dataclass
+class Draft:
+    """A closed-book answer and whether the model itself thinks retrieval is needed."""
+
+    text: str
+    source: str  # "llm" | "cache" | "none"
+    noncommittal: bool
+    needs_retrieval: bool | None = None  # None: the strategy has no opinion
+
+
+@dataclass
+class Assessment:
+    """The judge's grades for new candidates and which claims the kept contexts support."""
+
+    grades: list[int]
+    supported: list[bool]
+
+
+class Strategies(Protocol):
+    """The LLM steps of the graph; an LLM implementation and an offline one exist."""
+
+    name: str
+
+    async def draft(self, question: str, prompt: str | None = None) -> Draft: ...
+
+    async def claims(self, question: str, draft: Draft) -> list[str]: ...
+
+    async def assess(
+        self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
+    ) -> Assessment:
+        """Grade candidates 0/1/2; say which claims kept + newly kept (grade >= keep) support."""
+        ...
+
+    async def rewrite(self, question: str, query: str, contexts: list[ContextItem]) -> str: ...
+
+    async def answer(
+        self, question: str, contexts: list[ContextItem], prompt: str | None = None
+    ) -> tuple[str, list[int]]: ...
+
+    async def answer_relevancy(self, question: str, answer: str) -> MetricResult: ...
+
+    async def draft_relevancy(self, question: str, draft: str) -> MetricResult:
+        """A cheap relevancy of the draft for decide (no LLM call)."""
+        ...
+
+    async def second_response(self, answer: str, reference: str) -> float: ...
+
+
+@dataclass
+class Deps:
+    """Everything the nodes use, built once by the caller (tests hand in fakes)."""
+
+    strategies: Strategies
+    retrievers: dict[str, Any]
+    web: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def available_retrievers(self, order: tuple[str, ...]) -> list[str]:
+        """The configured retriever order, restricted to those that exist."""
+        return [name for name in order if name in self.retrievers]
+
+
+def to_item(doc: Document, origin: str = "kb") -> ContextItem:
+    """A LangChain document as a context item of the state."""
+    meta = doc.metadata
+    return ContextItem(
+        id=str(doc.id or meta.get("id") or meta.get("source") or hash(doc.page_content)),
+        text=doc.page_content,
+        source=str(meta.get("source", "")),
+        title=str(meta.get("title", "")),
+        retriever=str(meta.get("retriever", "")),
+        origin=str(meta.get("origin", origin)),
+        score=float(meta.get("score", 0.0)),
+    )
+
+
+async def search(retriever: Any, query: str, k: int) -> list[Document]:
+    """Run any retriever: ragloop's scored ones with ``k``, else LangChain's ``ainvoke``."""
+    if hasattr(retriever, "search") and not hasattr(retriever, "asearch"):
+        from ragloop.retrievers.base import with_score
+
+        pairs = await asyncio.to_thread(retriever.search, query, k)
+        return [with_score(d, s, getattr(retriever, "name", "")) for d, s in pairs]
+    if hasattr(retriever, "asearch"):
+        return list(await retriever.asearch(query, k))
+    return list(await retriever.ainvoke(query))[:k]

@@ -1,0 +1,58 @@
+"""decide: retrieve when the draft is noncommittal, weakly relevant, or the LLM asks for it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from ragloop.config import Context
+from ragloop.graph.state import State, add_step
+from ragloop.nodes.base import Deps
+
+
+def make_decide(deps: Deps) -> Any:
+    """Build the decide node (``retrieval = auto | always | never``)."""
+
+    async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context
+        if ctx.retrieval == "always":
+            return _out(state, True, math.nan, "retrieval=always")
+        if ctx.retrieval == "never":
+            return _out(state, False, math.nan, "retrieval=never")
+        draft = state.get("draft", "")
+        if state.get("draft_source") == "none" or not draft:
+            return _out(state, True, math.nan, "the draft is noncommittal")
+        scored = await deps.strategies.draft_relevancy(state["question"], draft)
+        relevancy = scored.value
+        if scored.reason == "noncommittal":
+            return _out(state, True, relevancy, "the draft is noncommittal")
+        if math.isnan(relevancy) or relevancy < ctx.answer_relevancy_threshold:
+            return _out(
+                state,
+                True,
+                relevancy,
+                f"draft answer relevancy {relevancy:.2f} < {ctx.answer_relevancy_threshold:.2f}",
+            )
+        if state.get("retrieve") is True:
+            return _out(
+                state, True, relevancy, "the model says the question needs specific knowledge"
+            )
+        return _out(
+            state,
+            False,
+            relevancy,
+            f"draft answer relevancy {relevancy:.2f} >= {ctx.answer_relevancy_threshold:.2f}",
+        )
+
+    return decide
+
+
+def _out(state: State, retrieve: bool, relevancy: float, why: str) -> dict[str, Any]:
+    verb = "retrieve" if retrieve else "answer from the draft"
+    return {
+        "retrieve": retrieve,
+        "draft_relevancy": relevancy,
+        "steps": add_step(state, "decide", f"{verb}: {why}"),
+    }

@@ -1,0 +1,45 @@
+"""draft: a closed-book answer first (LLM, or the semantic answer cache offline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from ragloop.config import Context
+from ragloop.graph.state import State, add_step
+from ragloop.nodes.base import Deps
+
+
+def make_draft(deps: Deps) -> Any:
+    """Build the draft node; it also resets the per-question fields of the state."""
+
+    async def draft(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context
+        question = state["question"]
+        result = await deps.strategies.draft(question, ctx.prompts.get("draft"))
+        start: State = {"iteration": 0, "steps": []}
+        how = {"llm": "closed-book LLM answer", "cache": "answer cache hit", "none": "no draft"}
+        detail = f"{how.get(result.source, result.source)}" + (
+            " (noncommittal)" if result.noncommittal else ""
+        )
+        return {
+            "draft": result.text,
+            "draft_source": result.source,
+            "retrieve": result.needs_retrieval,  # decide reads the strategy's opinion
+            "query": question,
+            "retriever": (deps.available_retrievers(ctx.retrievers) or ["dense"])[0],
+            "tried": [],
+            "candidates": [],
+            "contexts": [],
+            "judgment": {},
+            "iteration": 0,
+            "actions": [],
+            "answer": "",
+            "citations": [],
+            "scores": {},
+            "stop_reason": "",
+            "steps": add_step(start, "draft", detail),
+        }
+
+    return draft

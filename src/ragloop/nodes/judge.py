@@ -1,0 +1,107 @@
+"""judge: grade each new chunk 0/1/2, keep the relevant ones, measure recall, give a verdict."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from ragloop.config import Context
+from ragloop.graph.state import ContextItem, Judgment, State, add_step
+from ragloop.nodes.base import Deps, Draft
+from ragloop.text import split_sentences
+
+
+def merge(kept: list[ContextItem], new: list[ContextItem]) -> list[ContextItem]:
+    """Kept contexts plus new ones, deduplicated by chunk id (the first grade stays)."""
+    seen = {c["id"] for c in kept}
+    out = list(kept)
+    for item in new:
+        if item["id"] not in seen:
+            seen.add(item["id"])
+            out.append(item)
+    return out
+
+
+def verdict_of(contexts: int, relevance: float, recall: float, ctx: Context) -> tuple[str, str]:
+    """The verdict from the numbers, with the reason in words."""
+    if contexts == 0:
+        return "irrelevant", "no relevant context kept yet"
+    if relevance < ctx.relevance_threshold and recall < ctx.recall_threshold:
+        return "irrelevant", (
+            f"relevance {relevance:.2f} < {ctx.relevance_threshold:.2f} and recall {recall:.2f}"
+        )
+    if recall < ctx.recall_threshold:
+        return "incomplete", f"recall {recall:.2f} < {ctx.recall_threshold:.2f}"
+    return "sufficient", f"recall {recall:.2f} >= {ctx.recall_threshold:.2f}"
+
+
+def make_judge(deps: Deps) -> Any:
+    """Build the judge node (development mode against a reference, else service mode)."""
+
+    async def judge(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context
+        question = state["question"]
+        candidates = state.get("candidates", [])
+        kept_before = state.get("contexts", [])
+        reference = state.get("reference")
+        if reference:
+            mode, claims = "development", split_sentences(reference) or [reference]
+        else:
+            draft = Draft(state.get("draft", ""), state.get("draft_source", "none"), True)
+            mode, claims = "service", await deps.strategies.claims(question, draft)
+        assessment = await deps.strategies.assess(
+            question,
+            [c["text"] for c in candidates],
+            [c["text"] for c in kept_before],
+            claims,
+            ctx.relevance_keep,
+        )
+        graded = [
+            ContextItem(**c, grade=int(g))
+            for c, g in zip(candidates, assessment.grades, strict=True)
+        ]
+        new_kept = [c for c in graded if c["grade"] >= ctx.relevance_keep]
+        contexts = merge(kept_before, new_kept)
+        relevance = sum(c["grade"] for c in graded) / (2 * len(graded)) if graded else 0.0
+        supported = assessment.supported
+        recall = sum(supported) / len(supported) if supported else (1.0 if contexts else 0.0)
+        verdict, why = verdict_of(len(contexts), relevance, recall, ctx)
+        second: float | None = None
+        if ctx.judge_mode == "second_response" and reference and contexts:
+            answer, _ = await deps.strategies.answer(question, contexts, ctx.prompts.get("answer"))
+            second = await deps.strategies.second_response(answer, reference)
+            if verdict == "sufficient" and not math.isnan(second) and second < ctx.recall_threshold:
+                verdict, why = (
+                    "incomplete",
+                    f"second response scores {second:.2f} against the reference",
+                )
+        judgment = Judgment(
+            verdict=verdict,
+            relevance=relevance,
+            recall=recall,
+            kept=len(new_kept),
+            dropped=len(graded) - len(new_kept),
+            mode=mode,
+            second_response=second,
+            reason=why,
+        )
+        stop = ""
+        if verdict == "sufficient":
+            stop = "sufficient"
+        elif state.get("iteration", 0) >= ctx.max_iterations:
+            stop = "max_iterations"
+        detail = (
+            f"{verdict} ({why}); kept {len(new_kept)}, dropped {judgment['dropped']}, "
+            f"{len(contexts)} context(s) in hand [{mode} mode]"
+        )
+        return {
+            "candidates": graded,
+            "contexts": contexts,
+            "judgment": judgment,
+            "stop_reason": stop,
+            "steps": add_step(state, "judge", detail),
+        }
+
+    return judge

@@ -1,0 +1,143 @@
+"""Offline strategies for every LLM step: embeddings, lexical overlap and extraction, no key."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from ragloop.eval.metrics.base import MetricResult
+from ragloop.eval.metrics.offline import (
+    OfflineAnswerRelevancy,
+    OfflineContextRecall,
+    OfflineContextRelevance,
+    is_noncommittal,
+)
+from ragloop.graph.state import ContextItem
+from ragloop.nodes.answer_cache import AnswerCache
+from ragloop.nodes.base import Assessment, Draft
+from ragloop.text import STOPWORDS, split_sentences, token_f1, token_recall, tokenize
+
+NONCOMMITTAL_DRAFT = "I don't know yet; I need to look this up."
+
+
+def _unit_rows(vectors: list[list[float]]) -> np.ndarray:
+    arr = np.asarray(vectors, dtype=np.float32)
+    return arr / np.maximum(np.linalg.norm(arr, axis=1, keepdims=True), 1e-12)
+
+
+def mmr(relevance: np.ndarray, similarity: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
+    """Maximal marginal relevance: pick ``k`` items trading relevance against redundancy."""
+    chosen: list[int] = []
+    left = list(range(len(relevance)))
+    while left and len(chosen) < k:
+
+        def gain(i: int) -> float:
+            redundancy = max((similarity[i, j] for j in chosen), default=0.0)
+            return lam * relevance[i] - (1 - lam) * redundancy
+
+        best = max(left, key=gain)
+        chosen.append(best)
+        left.remove(best)
+    return chosen
+
+
+class OfflineStrategies:
+    """No-LLM implementations of draft, judge, rewrite, answer and answer relevancy."""
+
+    name = "offline"
+
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        cache: AnswerCache | None = None,
+        *,
+        max_sentences: int = 3,
+        min_sentence_score: float = 0.25,
+        expansion_terms: int = 3,
+    ):
+        self.embeddings = embeddings
+        self.cache = cache
+        self.relevance = OfflineContextRelevance(embeddings=embeddings)
+        self.recall = OfflineContextRecall(embeddings=embeddings)
+        self.relevancy = OfflineAnswerRelevancy(embeddings=embeddings)
+        self.max_sentences = max_sentences
+        self.min_sentence_score = min_sentence_score
+        self.expansion_terms = expansion_terms
+
+    async def draft(self, question: str, prompt: str | None = None) -> Draft:
+        hit = self.cache.lookup(question) if self.cache else None
+        if hit is None:
+            return Draft(NONCOMMITTAL_DRAFT, "none", True)
+        return Draft(hit[1], "cache", is_noncommittal(hit[1]))
+
+    async def claims(self, question: str, draft: Draft) -> list[str]:
+        """Service-mode recall targets: the question's parts, plus the draft's claims if any."""
+        parts = [
+            p.strip() for p in question.replace(" and ", "; ").split(";") if len(p.split()) >= 2
+        ]
+        claims = parts or [question]
+        if draft.source != "none" and not draft.noncommittal:
+            claims += split_sentences(draft.text)
+        return claims
+
+    async def assess(
+        self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
+    ) -> Assessment:
+        grades = await self.relevance.agrade(question, candidates) if candidates else []
+        pool = kept + [c for c, g in zip(candidates, grades, strict=True) if g >= keep]
+        supported = (
+            await self.recall.aattribute(claims, pool) if pool and claims else [False] * len(claims)
+        )
+        return Assessment(list(grades), list(supported))
+
+    async def rewrite(self, question: str, query: str, contexts: list[ContextItem]) -> str:
+        """Pseudo-relevance feedback: add the top terms of the best contexts to the query."""
+        best = sorted(contexts, key=lambda c: (-c.get("grade", 0), -c.get("score", 0.0)))[:3]
+        have = set(tokenize(query))
+        docs = [set(tokenize(c["text"], drop_stopwords=True)) for c in best]
+        counts: Counter[str] = Counter()
+        for c in best:
+            for tok in tokenize(c["text"], drop_stopwords=True):
+                if tok not in have and tok not in STOPWORDS and len(tok) > 2 and not tok.isdigit():
+                    counts[tok] += 1
+        if not counts:
+            return query
+        df = Counter(t for d in docs for t in d)
+        ranked = sorted(counts, key=lambda t: (-counts[t] * math.log(1 + len(docs) / df[t]), t))
+        return f"{query} {' '.join(ranked[: self.expansion_terms])}"
+
+    async def answer(
+        self, question: str, contexts: list[ContextItem], prompt: str | None = None
+    ) -> tuple[str, list[int]]:
+        """Extractive: the sentences closest to the question, diversified by MMR, each cited."""
+        sentences: list[tuple[str, int]] = []
+        for n, ctx in enumerate(contexts, start=1):
+            for sent in split_sentences(ctx["text"]):
+                if not sent.startswith("#") and len(sent.split()) >= 4:
+                    sentences.append((sent, n))
+        if not sentences:
+            return contexts[0]["text"][:400] + " [1]", [1]
+        vecs = _unit_rows(self.embeddings.embed_documents([s for s, _ in sentences]))
+        q = _unit_rows([self.embeddings.embed_query(question)])[0]
+        relevance = vecs @ q + 0.5 * np.array([token_recall(question, s) for s, _ in sentences])
+        floor = max(self.min_sentence_score, 0.8 * float(relevance.max()))
+        ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences)
+        picked = [i for i in ranked if relevance[i] >= floor] or [int(np.argmax(relevance))]
+        picked.sort(key=lambda i: (sentences[i][1], i))  # keep source order for readability
+        text = " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in picked)
+        return text, [sentences[i][1] for i in picked]
+
+    async def answer_relevancy(self, question: str, answer: str) -> MetricResult:
+        if not answer.strip():
+            return MetricResult(0.0, "empty answer")
+        return await self.relevancy.ascore({"user_input": question, "response": answer})
+
+    async def draft_relevancy(self, question: str, draft: str) -> MetricResult:
+        return await self.answer_relevancy(question, draft)
+
+    async def second_response(self, answer: str, reference: str) -> float:
+        """How well an intermediate answer matches the reference (token F1)."""
+        return token_f1(answer, reference)

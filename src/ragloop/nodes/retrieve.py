@@ -1,0 +1,30 @@
+"""retrieve: run the current (source, query) pair; the web is just another source."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from ragloop.config import Context
+from ragloop.graph.state import State, add_step
+from ragloop.nodes.base import Deps, search, to_item
+
+
+def make_retrieve(deps: Deps) -> Any:
+    """Build the retrieve node; it records the pair so it is never run twice."""
+
+    async def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = runtime.context
+        source, query = state["retriever"], state["query"]
+        if source == "web":
+            docs = await deps.web.asearch(query, ctx.k)
+            items = [to_item(d, origin="web") for d in docs]
+        else:
+            docs = await search(deps.retrievers[source], query, ctx.k)
+            items = [to_item(d) for d in docs]
+        tried = [*state.get("tried", []), [source, query]]
+        detail = f"{source} returned {len(items)} chunk(s) for '{query}'"
+        return {"candidates": items, "tried": tried, "steps": add_step(state, "retrieve", detail)}
+
+    return retrieve

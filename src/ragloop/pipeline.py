@@ -1,0 +1,154 @@
+"""Assemble and run the graph: settings -> models, index, web search -> compiled graph."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from ragloop._async import run_sync
+from ragloop.config import Context, Settings, load_settings
+from ragloop.errors import ConfigError
+from ragloop.graph.builder import build_graph, recursion_limit
+from ragloop.graph.result import RunResult
+from ragloop.nodes.base import Deps
+
+
+class CallCounter(BaseCallbackHandler):
+    """Counts chat-model calls and tokens of one run (LangChain callbacks)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.tokens = 0
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        self.calls += 1
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        for gens in response.generations:
+            for gen in gens:
+                usage = getattr(getattr(gen, "message", None), "usage_metadata", None) or {}
+                self.tokens += int(usage.get("total_tokens", 0))
+
+
+class Pipeline:
+    """A compiled graph with its dependencies and default context."""
+
+    def __init__(self, deps: Deps, context: Context, checkpointer: Any = None, model: str = "none"):
+        self.deps = deps
+        self.context = context
+        self.model = model
+        self.graph = build_graph(deps, checkpointer=checkpointer)
+
+    async def arun(
+        self,
+        question: str,
+        *,
+        reference: str | None = None,
+        reference_contexts: list[str] | None = None,
+        thread_id: str | None = None,
+        **overrides: Any,
+    ) -> RunResult:
+        """Answer one question; ``overrides`` replace fields of the context for this run."""
+        if not isinstance(question, str) or not question.strip():
+            raise ConfigError("the question is empty: ask something")
+        ctx = replace(self.context, **overrides) if overrides else self.context
+        counter = CallCounter()
+        config: dict[str, Any] = {
+            "callbacks": [counter],
+            "recursion_limit": recursion_limit(ctx.max_iterations),
+        }
+        if thread_id:
+            config["configurable"] = {"thread_id": thread_id}
+        started = time.perf_counter()
+        state = await self.graph.ainvoke(
+            {
+                "question": question.strip(),
+                "reference": reference,
+                "reference_contexts": reference_contexts or [],
+            },
+            config=config,
+            context=ctx,
+        )
+        return RunResult.from_state(
+            state,
+            llm_calls=counter.calls,
+            tokens=counter.tokens,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def run(self, question: str, **kwargs: Any) -> RunResult:
+        """Sync ``arun`` (also inside a running event loop)."""
+        return run_sync(self.arun(question, **kwargs))
+
+
+def build_pipeline(
+    settings: Settings | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    llm: Any = None,
+    embeddings: Any = None,
+    corpus_dir: str | Path | None = None,
+    web_corpus_dir: str | Path | None = None,
+    checkpointer: Any = None,
+    **context: Any,
+) -> Pipeline:
+    """The default pipeline: index (built or reused), web search, strategies by ``settings.llm``."""
+    from ragloop.data import ANSWER_CACHE_PATH, KB_DIR, WEB_DIR
+    from ragloop.nodes.answer_cache import AnswerCache
+    from ragloop.nodes.offline import OfflineStrategies
+    from ragloop.providers import describe_model, get_chat_model, get_embeddings
+    from ragloop.retrievers.index import open_index
+    from ragloop.retrievers.registry import get_retriever
+    from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env
+
+    settings = settings or load_settings()
+    env = os.environ if env is None else env
+    emb = embeddings or get_embeddings(settings.embeddings, env=env)
+    model = llm if llm is not None else get_chat_model(settings.llm, env=env)
+    corpus = Path(corpus_dir or KB_DIR)
+    index = open_index(
+        corpus,
+        settings.index_dir,
+        emb,
+        settings.embeddings,
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+    )
+    retrievers = {n: get_retriever(n, index, k=settings.k) for n in ("dense", "sparse", "hybrid")}
+    web: Any = None
+    if settings.web in ("auto", "tavily"):
+        web = tavily_from_env(env)
+        if web is None and settings.web == "tavily":
+            raise ConfigError(
+                "web=tavily needs TAVILY_API_KEY; export it or set RAGLOOP_WEB=corpus"
+            )
+    if web is None and settings.web in ("auto", "corpus"):
+        web_dir = Path(web_corpus_dir or settings.web_corpus_dir or WEB_DIR)
+        if web_dir.is_dir():
+            web_index = open_index(
+                web_dir,
+                Path(settings.index_dir).with_name(Path(settings.index_dir).name + "-web"),
+                emb,
+                settings.embeddings,
+                chunk_size=settings.chunk_size,
+                chunk_overlap=settings.chunk_overlap,
+                id_prefix="web/",
+            )
+            web = CorpusWebSearch(get_retriever("hybrid", web_index, k=settings.k))
+    cache = AnswerCache.from_jsonl(ANSWER_CACHE_PATH, emb)
+    offline = OfflineStrategies(emb, cache)
+    if model is None:
+        strategies: Any = offline
+    else:
+        from ragloop.nodes.llm import LLMStrategies
+
+        strategies = LLMStrategies(model, emb, offline=offline)
+    deps = Deps(strategies=strategies, retrievers=retrievers, web=web)
+    ctx = Context.from_settings(settings, **context)
+    return Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
