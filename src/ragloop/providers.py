@@ -50,16 +50,27 @@ class WordLlamaEmbeddings(Embeddings):
     """Offline LangChain embeddings from WordLlama (256 dims, L2-normalised)."""
 
     spec = "wordllama"
+    #: vectors kept per process; chunks are re-embedded often while the loop judges them
+    memo_size = 20_000
 
     def __init__(self) -> None:
         self._model = _load_wordllama()
+        self._memo: dict[str, np.ndarray] = {}
 
     def embed_array(self, texts: list[str]) -> np.ndarray:
         """Embed texts as a float32 matrix of unit rows (zero rows for empty texts)."""
         if not texts:
             return np.zeros((0, 256), dtype=np.float32)
-        vecs = np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
-        return np.nan_to_num(vecs)
+        known = {t: self._memo[t] for t in texts if t in self._memo}
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if todo:
+            vecs = np.nan_to_num(np.asarray(self._model.embed(todo, norm=True), dtype=np.float32))
+            fresh = dict(zip(todo, vecs, strict=True))
+            known.update(fresh)
+            if len(self._memo) + len(fresh) > self.memo_size:
+                self._memo.clear()
+            self._memo.update(fresh)
+        return np.stack([known[t] for t in texts])
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed_array(texts).tolist()

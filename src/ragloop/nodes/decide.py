@@ -39,12 +39,10 @@ def make_decide(deps: Deps) -> Any:
             return _out(
                 state, True, relevancy, "the model says the question needs specific knowledge"
             )
-        return _out(
-            state,
-            False,
-            relevancy,
-            f"draft answer relevancy {relevancy:.2f} >= {ctx.answer_relevancy_threshold:.2f}",
-        )
+        why = f"draft answer relevancy {relevancy:.2f} >= {ctx.answer_relevancy_threshold:.2f}"
+        if scored.reason:
+            why += f" ({scored.reason})"
+        return _out(state, False, relevancy, why)
 
     return decide
 

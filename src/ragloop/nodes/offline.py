@@ -136,6 +136,10 @@ class OfflineStrategies:
         return await self.relevancy.ascore({"user_input": question, "response": answer})
 
     async def draft_relevancy(self, question: str, draft: str) -> MetricResult:
+        """A cached answer is trusted when its question matched; else offline answer relevancy."""
+        hit = self.cache.lookup(question) if self.cache else None
+        if hit is not None and hit[1] == draft:
+            return MetricResult(1.0, f"answer cache match (similarity {hit[2]:.2f})")
         return await self.answer_relevancy(question, draft)
 
     async def second_response(self, answer: str, reference: str) -> float:
