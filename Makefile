@@ -20,11 +20,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
-demo: $(STAMP) ## set up .venv, build the demo index and answer demo questions offline
+demo: $(STAMP) ## set up .venv, build the demo index and answer three demo questions offline
 	$(BIN)/ragloop index --out .ragloop/index
-	$(BIN)/ragloop retrieve "What does error KX-217 mean?" --retriever sparse -k 3
-	$(BIN)/ragloop retrieve "Why won't my robot start cleaning?" --retriever dense -k 3
-	$(BIN)/ragloop retrieve "Why won't my robot start cleaning?" --retriever hybrid -k 3
+	$(BIN)/ragloop ask "Which KP-PA-24 adapters are covered by the safety notice in Ireland?"
+	$(BIN)/ragloop ask "How do I clear DK-04 on the Kestrel Dock?"
+	$(BIN)/ragloop ask "What is Kestrel Support's phone number in Belgium?"
 
 test: $(STAMP) ## set up .venv and run the whole test suite (offline)
 	$(BIN)/python -m pytest

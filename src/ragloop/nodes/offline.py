@@ -113,16 +113,23 @@ class OfflineStrategies:
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]:
         """Extractive: the sentences closest to the question, diversified by MMR, each cited."""
+        # each sentence is scored together with its section heading, so "## KX-217 Dustbin
+        # not detected" lends its words to the sentences below it; only the sentence is quoted
         sentences: list[tuple[str, int]] = []
+        scored_as: list[str] = []
         for n, ctx in enumerate(contexts, start=1):
+            heading = ""
             for sent in split_sentences(ctx["text"]):
-                if not sent.startswith("#") and len(sent.split()) >= 4:
+                if sent.startswith("#"):
+                    heading = sent.lstrip("#").strip()
+                elif len(sent.split()) >= 4:
                     sentences.append((sent, n))
+                    scored_as.append(f"{heading}: {sent}" if heading else sent)
         if not sentences:
             return contexts[0]["text"][:400] + " [1]", [1]
-        vecs = _unit_rows(self.embeddings.embed_documents([s for s, _ in sentences]))
+        vecs = _unit_rows(self.embeddings.embed_documents(scored_as))
         q = _unit_rows([self.embeddings.embed_query(question)])[0]
-        relevance = vecs @ q + 0.5 * np.array([token_recall(question, s) for s, _ in sentences])
+        relevance = vecs @ q + 0.5 * np.array([token_recall(question, s) for s in scored_as])
         floor = max(self.min_sentence_score, 0.8 * float(relevance.max()))
         ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences)
         picked = [i for i in ranked if relevance[i] >= floor] or [int(np.argmax(relevance))]

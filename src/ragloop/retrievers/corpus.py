@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from langchain_core.documents import Document
-from langchain_text_splitters import RecursiveCharacterTextSplitter
+from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from ragloop.errors import CorpusError
 
@@ -122,7 +122,11 @@ def load_corpus(
         raise CorpusError(
             f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
         )
-    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    plain = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    # Markdown splits at headings first, so a section keeps its heading with its body
+    markdown = RecursiveCharacterTextSplitter.from_language(
+        Language.MARKDOWN, chunk_size=chunk_size, chunk_overlap=chunk_overlap
+    )
     report = LoadReport(root=root)
     for path in corpus_files(root):
         rel = path.relative_to(root).as_posix()
@@ -141,6 +145,7 @@ def load_corpus(
             continue
         title = title or _title_of(text, path)
         report.files += 1
+        splitter = markdown if path.suffix.lower() in (".md", ".markdown") else plain
         for n, piece in enumerate(splitter.split_text(text)):
             chunk_id = f"{id_prefix}{rel}#{n}"
             meta = {"id": chunk_id, "source": f"{id_prefix}{rel}", "title": title, "chunk": n}
