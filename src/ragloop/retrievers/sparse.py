@@ -65,9 +65,11 @@ class SparseRetriever(ScoredRetriever):
         tokens = bm25_tokens(query)
         if not tokens or k == 0:
             return []
-        ids, scores = self.model.retrieve([tokens], k=k, show_progress=False, n_threads=1)
-        return [
-            (self.chunks[int(i)], float(s))
-            for i, s in zip(np.asarray(ids)[0], np.asarray(scores)[0], strict=True)
-            if s > 0
-        ]
+        # rank only the chunks that share a term with the query: bm25s' own top-k runs
+        # argpartition over every score, which is slow when most scores tie at zero
+        scores = np.asarray(self.model.get_scores(tokens))
+        hits = np.flatnonzero(scores > 0)
+        if hits.size > k:
+            hits = hits[np.argpartition(-scores[hits], k - 1)[:k]]
+        order = hits[np.argsort(-scores[hits], kind="stable")]
+        return [(self.chunks[int(i)], float(scores[i])) for i in order]
