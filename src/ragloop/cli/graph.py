@@ -75,6 +75,16 @@ def ask(
         pipeline = build_pipeline(settings, corpus_dir=corpus)
     with err_console.status("thinking…"):
         result = pipeline.run(question, reference=reference)
+    from ragloop.chat.traces import record_turn
+
+    record_turn(
+        Path(settings.data_dir) / "traces.sqlite",
+        result,
+        None,
+        pipeline.model,
+        question,
+        source="ask",
+    )
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:

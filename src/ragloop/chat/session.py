@@ -1,0 +1,231 @@
+"""A chat over the graph with memory: a LangGraph SQLite checkpointer keyed by thread id."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+import time
+import uuid
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ragloop.chat.condense import Condenser, Turn, condenser_for
+from ragloop.chat.traces import TraceStore, record_turn, redact
+from ragloop.errors import ConfigError, RagloopError
+from ragloop.graph.result import RunResult
+
+T = TypeVar("T")
+StepCallback = Callable[[str, str], None]
+
+
+def new_thread_id() -> str:
+    """A short random thread id the user can pass back with ``--thread``."""
+    return uuid.uuid4().hex[:10]
+
+
+def history_from_state(values: dict[str, Any], finished: bool) -> list[Turn]:
+    """The finished turns saved in a thread's state (kept in ``messages`` by the chat)."""
+    # ``messages`` holds the earlier turns plus the current user message; the current turn's
+    # answer is the state's ``answer`` once the run finished (an interrupted turn is dropped).
+    messages = [m for m in values.get("messages") or [] if isinstance(m, dict)]
+    if messages and messages[-1].get("role") == "user":
+        current = messages.pop()
+        same = current.get("standalone") == values.get("question")
+        if finished and same and values.get("answer"):
+            messages += [current, {"role": "assistant", "content": values["answer"]}]
+    turns: list[Turn] = []
+    pending: dict[str, Any] | None = None
+    for msg in messages:
+        if msg.get("role") == "user":
+            pending = msg
+        elif msg.get("role") == "assistant" and pending is not None:
+            question = str(pending.get("standalone") or pending.get("content", ""))
+            turns.append(Turn(question, str(msg.get("content", "")), str(pending.get("content"))))
+            pending = None
+    return turns
+
+
+def to_messages(turns: list[Turn]) -> list[dict[str, str]]:
+    """Turns as the role/content messages stored in the graph state."""
+    out: list[dict[str, str]] = []
+    for turn in turns:
+        out.append(
+            {"role": "user", "content": turn.original or turn.question, "standalone": turn.question}
+        )
+        out.append({"role": "assistant", "content": turn.answer})
+    return out
+
+
+class ChatSession:
+    """Turns over a ``Pipeline``'s dependencies with a SQLite checkpointer in ``db_path``."""
+
+    # An event loop runs in a background thread (the async SQLite checkpointer is bound to one
+    # loop), so the caller stays synchronous and a turn can be cancelled from outside.
+
+    def __init__(
+        self,
+        pipeline: Any,
+        db_path: str | Path,
+        *,
+        thread_id: str | None = None,
+        condenser: Condenser | None = None,
+        traces: TraceStore | None = None,
+    ):
+        self.pipeline = pipeline
+        self.db_path = Path(db_path)
+        self.thread_id = thread_id or new_thread_id()
+        self.condenser = condenser or condenser_for(pipeline.deps.strategies)
+        self.traces = traces
+        self.last: RunResult | None = None
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._conn: Any = None
+        self._current: asyncio.Task[Any] | None = None
+        try:
+            self.graph = self.call(self._open())
+        except BaseException:
+            self.close()
+            raise
+
+    async def _open(self) -> Any:
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from ragloop.graph.builder import build_graph
+
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = await aiosqlite.connect(str(self.db_path), timeout=30)
+            saver = AsyncSqliteSaver(self._conn)
+            await saver.setup()
+        except Exception as exc:
+            raise RagloopError(
+                f"cannot open the chat memory {self.db_path}: {exc}; check the data folder "
+                "(RAGLOOP_DATA_DIR) is writable"
+            ) from None
+        return build_graph(self.pipeline.deps, checkpointer=saver)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the session's loop; ``future.cancel()`` cancels it."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the session's loop and wait for its result."""
+        return self.submit(coro).result()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The LangGraph config that selects this session's thread."""
+        return {"configurable": {"thread_id": self.thread_id}}
+
+    def new_thread(self, thread_id: str | None = None) -> str:
+        """Start (or switch to) another thread; the old one stays saved."""
+        self.thread_id = thread_id or new_thread_id()
+        self.last = None
+        return self.thread_id
+
+    async def ahistory(self) -> list[Turn]:
+        """The finished turns of the current thread, read back from the checkpointer."""
+        snapshot = await self.graph.aget_state(self.config)
+        return history_from_state(dict(snapshot.values or {}), finished=not snapshot.next)
+
+    def history(self) -> list[Turn]:
+        """Sync ``ahistory``."""
+        return self.call(self.ahistory())
+
+    async def alast_result(self) -> RunResult | None:
+        """The last finished turn of the thread (also after a restart), or None."""
+        if self.last is not None:
+            return self.last
+        snapshot = await self.graph.aget_state(self.config)
+        values = dict(snapshot.values or {})
+        if snapshot.next or not values.get("answer") or "question" not in values:
+            return None
+        return RunResult.from_state(values)
+
+    async def aturn(self, text: str, on_step: StepCallback | None = None) -> RunResult:
+        """One turn: condense against the history, run the graph, record the trace."""
+        from ragloop.graph.builder import recursion_limit
+        from ragloop.pipeline import CallCounter
+
+        self._current = asyncio.current_task()
+        original = redact(text.strip())  # a pasted key never reaches the model or the memory
+        if not original:
+            raise ConfigError("the message is empty: type a question")
+        history = await self.ahistory()
+        if on_step and history:
+            on_step("condense", "turning the follow-up into a standalone question")
+        question = (await self.condenser.acondense(original, history)).strip() or original
+        ctx = self.pipeline.context
+        counter = CallCounter()
+        config = {
+            **self.config,
+            "callbacks": [counter],
+            "recursion_limit": recursion_limit(ctx.max_iterations),
+        }
+        user = {"role": "user", "content": original, "standalone": question}
+        inputs = {
+            "question": question,
+            "reference": None,
+            "reference_contexts": [],
+            "messages": [*to_messages(history), user],
+        }
+        started = time.perf_counter()
+        final: dict[str, Any] = {}
+        async for mode, chunk in self.graph.astream(
+            inputs, config, context=ctx, stream_mode=["updates", "values"], durability="exit"
+        ):
+            if mode == "values":
+                final = chunk
+            elif on_step:
+                for node, update in (chunk or {}).items():
+                    steps = (update or {}).get("steps") or [{}]
+                    on_step(node, str(steps[-1].get("detail", "")))
+        result = RunResult.from_state(
+            final,
+            llm_calls=counter.calls,
+            tokens=counter.tokens,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+        self.last = result
+        if self.traces is not None:
+            await asyncio.to_thread(
+                record_turn, self.traces, result, self.thread_id, self.pipeline.model, original
+            )
+        return result
+
+    def cancel(self, future: concurrent.futures.Future[Any]) -> None:
+        """Cancel a submitted turn and wait until it has unwound; the thread keeps its history."""
+        future.cancel()
+        self.call(self._settle())
+
+    async def _settle(self) -> None:
+        task = self._current
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=30)
+
+    def turn(self, text: str, on_step: StepCallback | None = None) -> RunResult:
+        """Sync ``aturn``."""
+        return self.call(self.aturn(text, on_step))
+
+    def close(self) -> None:
+        """Close the checkpointer's connection and stop the loop thread."""
+        if self._loop.is_closed():
+            return
+        if self._conn is not None:
+            with contextlib.suppress(Exception):  # closing is best effort
+                self.call(self._conn.close())
+            self._conn = None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+        self._loop.close()
+
+    def __enter__(self) -> ChatSession:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,239 @@
+"""SQLite trace store of served turns (WAL, busy timeout); secrets are redacted before writing."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ragloop.errors import RagloopError
+
+REDACTED = "[REDACTED]"
+_KEEP = r"\g<1>" + REDACTED  # keep the name ("api_key=", "Authorization: "), drop the value
+#: (pattern, replacement): header values, key=value pairs, then well-known key formats
+_PATTERNS = [
+    (re.compile(r"(?i)\b(bearer\s+)(?=[A-Za-z._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{8,}"), _KEEP),
+    (
+        re.compile(
+            r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)(?:basic\s+|token\s+|bearer\s+)?"
+            r"[^\s\"',;}]+"
+        ),
+        _KEEP,
+    ),
+    (
+        re.compile(
+            r"(?i)\b((?:[a-z]+[_-])?(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|"
+            r"password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]{6,}"
+        ),
+        _KEEP,
+    ),
+    (re.compile(r"\b(?:sk|tvly|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|hf|xox[abprs])_[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{8,}"), REDACTED),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
+]
+_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+_MIN_SECRET = 8
+
+
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """Values of variables named like *KEY*/*TOKEN*/*SECRET* (longest first, short ones skipped)."""
+    env = os.environ if env is None else env
+    values = {v for k, v in env.items() if _SECRET_ENV.search(k) and len(v or "") >= _MIN_SECRET}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(
+    value: Any, env: Mapping[str, str] | None = None, *, _secrets: list[str] | None = None
+) -> Any:
+    """``value`` (str, or dict/list of them) with key-like strings and secret env values removed."""
+    secrets = secret_values(env) if _secrets is None else _secrets
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        for pattern, replacement in _PATTERNS:
+            value = pattern.sub(replacement, value)
+        return value
+    if isinstance(value, Mapping):
+        return {redact(k, _secrets=secrets): redact(v, _secrets=secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v, _secrets=secrets) for v in value]
+    return value
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, ts TEXT NOT NULL, thread TEXT, source TEXT,
+    question TEXT NOT NULL, original TEXT, answer TEXT, contexts TEXT, citations TEXT,
+    scores TEXT, steps TEXT, actions TEXT, stop_reason TEXT, iterations INTEGER, model TEXT,
+    latency_ms REAL, llm_calls INTEGER, tokens INTEGER
+);
+CREATE INDEX IF NOT EXISTS turns_ts ON turns (ts);
+CREATE INDEX IF NOT EXISTS turns_thread ON turns (thread);
+"""
+_JSON_COLUMNS = ("contexts", "citations", "scores", "steps", "actions")
+_CONTEXT_KEYS = ("id", "text", "source", "title", "origin", "retriever", "grade")
+
+
+@dataclass
+class Trace:
+    """One served turn as stored: standalone question, contexts with ids, answer, path, scores."""
+
+    question: str
+    answer: str
+    thread: str = ""
+    original: str = ""
+    contexts: list[dict[str, Any]] = field(default_factory=list)
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    scores: dict[str, float | None] = field(default_factory=dict)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: str = ""
+    iterations: int = 0
+    model: str = ""
+    latency_ms: float = 0.0
+    llm_calls: int = 0
+    tokens: int = 0
+    source: str = "chat"
+    ts: str = ""
+    id: int | None = None
+
+
+def _json(value: Any) -> str:
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and math.isnan(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [clean(x) for x in v]
+        return v
+
+    return json.dumps(clean(value), ensure_ascii=False, default=str)
+
+
+class TraceStore:
+    """Append-only turns table in one SQLite file; safe for several writer processes at once."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout_s: float = 60.0,
+        env: Mapping[str, str] | None = None,
+    ):
+        self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        self.env = env  # where secret values to redact are looked up (None: os.environ)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as conn:
+            conn.executescript(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise RagloopError(
+                f"cannot open trace store {self.path}: {exc}; check the folder is writable"
+            ) from None
+        with closing(conn):
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            yield conn
+
+    def add(self, trace: Trace) -> int:
+        """Write one turn (redacted) and return its row id."""
+        data = redact(
+            {k: getattr(trace, k) for k in Trace.__dataclass_fields__ if k not in ("id", "ts")},
+            self.env,
+        )
+        data["ts"] = trace.ts or datetime.now(UTC).isoformat(timespec="microseconds")
+        for col in _JSON_COLUMNS:
+            data[col] = _json(data[col])
+        cols = ", ".join(data)
+        marks = ", ".join("?" for _ in data)
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                sql = f"INSERT INTO turns ({cols}) VALUES ({marks})"
+                cur = conn.execute(sql, list(data.values()))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return int(cur.lastrowid or 0)
+
+    def turns(self, since: str | None = None, thread: str | None = None) -> list[Trace]:
+        """Stored turns in time order, optionally from ``since`` (ISO) on and of one thread."""
+        sql, args = "SELECT * FROM turns WHERE 1=1", list[str]()
+        if since:
+            sql += " AND ts >= ?"
+            args.append(since)
+        if thread:
+            sql += " AND thread = ?"
+            args.append(thread)
+        with self._connect() as conn:
+            conn.row_factory = sqlite3.Row
+            rows = conn.execute(sql + " ORDER BY ts, id", args).fetchall()
+        out = []
+        for row in rows:
+            data = dict(row)
+            for col in _JSON_COLUMNS:
+                data[col] = json.loads(data[col]) if data[col] else ([] if col != "scores" else {})
+            out.append(Trace(**data))
+        return out
+
+    def __len__(self) -> int:
+        with self._connect() as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
+
+
+def trace_from_result(
+    result: Any, thread: str, model: str, original: str, source: str = "chat"
+) -> Trace:
+    """A ``Trace`` from a ``RunResult`` (contexts keep their ids; texts kept for evaluation)."""
+    return Trace(
+        question=result.question,
+        answer=result.answer,
+        thread=thread or "",
+        original=original or result.question,
+        contexts=[{k: c[k] for k in _CONTEXT_KEYS if k in c} for c in result.contexts],
+        citations=list(result.citations),
+        scores=dict(result.scores),
+        steps=list(result.steps),
+        actions=list(result.actions),
+        stop_reason=result.stop_reason,
+        iterations=result.iterations,
+        model=model,
+        latency_ms=float(result.latency_ms),
+        llm_calls=int(result.llm_calls),
+        tokens=int(result.tokens),
+        source=source,
+    )
+
+
+def record_turn(
+    store: TraceStore | str | Path,
+    result: Any,
+    thread: str | None,
+    model: str,
+    original: str | None,
+    *,
+    source: str = "chat",
+) -> int:
+    """Record one served turn (chat or ``ask``) in ``store``; returns the row id."""
+    if not isinstance(store, TraceStore):
+        store = TraceStore(store)
+    return store.add(trace_from_result(result, thread or "", model, original or "", source))

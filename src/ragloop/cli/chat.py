@@ -1,0 +1,246 @@
+"""``ragloop chat``, a terminal chat with memory, and ``ragloop eval-traces`` (weak spots)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ragloop.cli import app, console, err_console, friendly
+from ragloop.cli.graph import show_result
+from ragloop.config import load_settings
+from ragloop.errors import ConfigError, RagloopError
+
+HELP = "/trace  last turn's path and scores · /history · /new [ID]  new thread · /quit"
+
+
+def _wait(future: concurrent.futures.Future[Any]) -> Any:
+    """Wait for a turn in short slices so Ctrl-C reaches the main thread at once."""
+    while True:
+        try:
+            return future.result(timeout=0.2)
+        except concurrent.futures.TimeoutError:
+            continue
+
+
+def _show_answer(result: Any) -> None:
+    console.print(f"[bold]A:[/] {escape(result.answer)}", highlight=False)
+    for cite in result.citations:
+        origin = " (web)" if cite.get("origin") == "web" else ""
+        console.print(
+            f"   [{cite['n']}] {cite['id']} — {cite.get('title', '')}{origin}",
+            highlight=False,
+            markup=False,
+        )
+    path = " → ".join(str(s.get("node")) for s in result.steps)
+    console.print(
+        f"[dim]{escape(path)} · stop: {result.stop_reason} · /trace for details[/]", highlight=False
+    )
+
+
+def _run_turn(session: Any, text: str) -> None:
+    """One turn with a live status of the current step; Ctrl-C cancels only this turn."""
+    with err_console.status("thinking…") as status:
+
+        def on_step(node: str, detail: str) -> None:
+            status.update(escape(f"{node}: {detail[:90]}"))
+
+        future = session.submit(session.aturn(text, on_step))
+        try:
+            result = _wait(future)
+        except KeyboardInterrupt:
+            session.cancel(future)
+            err_console.print("[yellow]turn cancelled[/] (the conversation is unchanged)")
+            return
+        except Exception as exc:  # noqa: BLE001 - one failed turn (network, model) keeps the chat
+            from ragloop.chat.traces import redact
+
+            what = str(exc) if isinstance(exc, RagloopError) else f"{type(exc).__name__}: {exc}"
+            err_console.print(f"[bold red]error:[/] {escape(redact(what))}", highlight=False)
+            return
+    if result.question != text.strip():
+        console.print(f"[dim](as: {escape(result.question)})[/]", highlight=False)
+    _show_answer(result)
+
+
+def _command(session: Any, text: str) -> bool:
+    """Handle a /command; False means leave the chat."""
+    name, _, arg = text.partition(" ")
+    name = name.lower()
+    if name in ("/quit", "/exit", "/q"):
+        return False
+    if name == "/new":
+        console.print(f"new thread [bold]{session.new_thread(arg.strip() or None)}[/]")
+    elif name == "/trace":
+        result = session.call(session.alast_result())
+        if result is None:
+            console.print("no finished turn in this thread yet")
+        else:
+            show_result(result)
+    elif name == "/history":
+        for n, turn in enumerate(session.history(), start=1):
+            console.print(f"{n}. {escape(turn.question)}", highlight=False)
+    else:
+        console.print(HELP, markup=False)
+    return True
+
+
+def chat_loop(session: Any) -> None:
+    """Read lines until /quit or end of input; an empty line is ignored."""
+    while True:
+        try:
+            line = console.input("[bold cyan]you>[/] ")
+        except EOFError:
+            console.print()
+            return
+        except KeyboardInterrupt:
+            console.print("\n(/quit or Ctrl-D to leave)")
+            continue
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("/"):
+            if not _command(session, text):
+                return
+            continue
+        _run_turn(session, text)
+
+
+@app.command()
+@friendly
+def chat(
+    thread: str = typer.Option(None, "--thread", help="resume this conversation (default: new)"),
+    llm: str = typer.Option(None, "--llm", help="none (offline, default) or openai:<model>"),
+    corpus: Path = typer.Option(None, "--corpus", help="corpus folder (default: demo base)"),
+    index_dir: Path = typer.Option(None, "--index", help="index folder"),
+    traces: Path = typer.Option(None, "--traces", help="trace store (default: data folder)"),
+) -> None:
+    """Chat with memory across turns; every turn is recorded in the trace store."""
+    from ragloop.chat.session import ChatSession
+    from ragloop.chat.traces import TraceStore
+    from ragloop.pipeline import build_pipeline
+
+    settings = load_settings(llm=llm, index_dir=index_dir)
+    with err_console.status("building the pipeline…"):
+        pipeline = build_pipeline(settings, corpus_dir=corpus)
+    store = TraceStore(traces or Path(settings.data_dir) / "traces.sqlite")
+    db = Path(settings.data_dir) / "chat.sqlite"
+    with ChatSession(pipeline, db, thread_id=thread, traces=store) as session:
+        earlier = len(session.history())
+        state = f"resumed, {earlier} earlier turn(s)" if earlier else "new"
+        console.print(
+            f"thread [bold]{session.thread_id}[/] ({state}) · model {pipeline.model} · "
+            f"resume with --thread {session.thread_id}",
+            highlight=False,
+        )
+        console.print(HELP, markup=False, style="dim")
+        chat_loop(session)
+
+
+def _print_weak_spots(spots: Any) -> None:
+    def fmt(v: float | None) -> str:
+        return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
+    table = Table(title=f"{spots.turns} served turn(s)", title_justify="left")
+    for col in ("metric", "mean", "coverage"):
+        table.add_column(col)
+    for name, mean in spots.means.items():
+        table.add_row(name, fmt(mean), f"{spots.coverage[name]:.0%}")
+    console.print(table)
+    console.print(
+        f"hit the iteration cap: {spots.capped}/{spots.turns} ({spots.cap_share:.0%}) · "
+        "stop reasons: " + ", ".join(f"{k} {v}" for k, v in spots.stop_reasons.items()),
+        highlight=False,
+    )
+    used = ", ".join(f"{k} {v}" for k, v in spots.actions) or "none"
+    skipped = ", ".join(f"{k} {v}" for k, v in spots.skipped_actions)
+    skipped = f" · skipped: {skipped}" if skipped else ""
+    console.print(f"corrective actions used: {used}{skipped}", highlight=False)
+    low = Table(title="lowest-scoring questions", title_justify="left")
+    for col in ("score", "question", "stop", "thread", "time"):
+        low.add_column(col)
+    for row in spots.lowest:
+        low.add_row(
+            fmt(row["score"]),
+            escape(row["question"]),
+            row["stop_reason"],
+            row["thread"],
+            row["ts"][:19],
+        )
+    console.print(low)
+    for note in spots.notes:
+        console.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+
+
+def report_traces(
+    path: Path,
+    *,
+    since: str | None = None,
+    metrics: str | None = None,
+    llm: str | None = None,
+    top: int = 5,
+    as_json: bool = False,
+    quiet: bool = False,
+) -> None:
+    """Evaluate the turns recorded in ``path`` and print where the service is weak."""
+    from ragloop._async import run_sync
+    from ragloop.chat.traces import TraceStore
+    from ragloop.chat.weak_spots import ascore_traces, find_weak_spots, parse_since
+    from ragloop.providers import get_chat_model, get_embeddings
+
+    if not Path(path).is_file():
+        raise ConfigError(
+            f"no trace store at {path}: pass the traces.sqlite that `ragloop chat` writes "
+            "(in the data folder, RAGLOOP_DATA_DIR, default .ragloop)"
+        )
+    settings = load_settings(llm=llm)
+    turns = TraceStore(path).turns(since=parse_since(since))
+    if not turns:
+        console.print(f"no turns recorded in {path}" + (f" since {since}" if since else ""))
+        return
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    model = get_chat_model(settings.llm)
+    emb = get_embeddings(settings.embeddings)
+    cache = Path(settings.data_dir) / "cache"
+    if quiet or as_json:
+        scored = run_sync(ascore_traces(turns, names, model, emb, cache_dir=cache))
+    else:
+        from rich.progress import Progress
+
+        with Progress(console=err_console, transient=True) as bar:
+            task = bar.add_task("scoring turns", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            scored = run_sync(
+                ascore_traces(turns, names, model, emb, cache_dir=cache, progress=progress)
+            )
+    spots = find_weak_spots(turns, scored, top=top)
+    if as_json:
+        typer.echo(json.dumps(spots.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        _print_weak_spots(spots)
+
+
+@app.command("eval-traces")
+@friendly
+def eval_traces(
+    path: Path = typer.Argument(..., help="trace store (traces.sqlite in the data folder)"),
+    since: str = typer.Option(None, "--since", help="only turns from this date (or 7d, 12h)"),
+    metrics: str = typer.Option(None, "--metrics", help="comma-separated metric names"),
+    llm: str = typer.Option(None, "--llm", help="judge with an LLM (default: offline metrics)"),
+    top: int = typer.Option(5, "--top", min=1, help="how many lowest-scoring questions"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+) -> None:
+    """Evaluate recorded traffic and show where the service is weak."""
+    report_traces(
+        path, since=since, metrics=metrics, llm=llm, top=top, as_json=as_json, quiet=quiet
+    )

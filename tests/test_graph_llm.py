@@ -1,0 +1,78 @@
+"""The LLM strategy end to end through ChatOpenAI against a local OpenAI-compatible fake."""
+
+import json
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from ragloop.config import Context
+from ragloop.nodes import prompts
+from ragloop.nodes.answer_cache import AnswerCache
+from ragloop.nodes.base import Deps
+from ragloop.nodes.llm import LLMStrategies
+from ragloop.nodes.offline import OfflineStrategies
+from ragloop.pipeline import Pipeline
+from ragloop.retrievers.registry import get_retriever
+from tests.fakes.fixtures import FAKE_KEY, fake_chat_model, openai_server  # noqa: F401
+from tests.metrics_llm_fakes import well_formed
+
+QUESTION = "How much does a replacement library card cost?"
+
+
+def _inputs(messages: list[dict]) -> dict:
+    human = messages[1]["content"]
+    return json.loads(human.rsplit("Input:\n", 1)[1].rsplit("\nOutput:", 1)[0])
+
+
+def respond(body: dict):
+    """Answer each graph prompt in the shape it asks for; metric prompts via the metric fakes."""
+    messages = body["messages"]
+    system = messages[0]["content"]
+    if system.startswith(prompts.DRAFT.instruction.strip()):
+        return {"answer": "I am not sure.", "noncommittal": True, "needs_retrieval": True}
+    if system.startswith(prompts.ASSESS.instruction.strip()):
+        data = _inputs(messages)
+        n = data["new_contexts"].count("<context n=")
+        return {"grades": [2] + [0] * (n - 1), "supported": [True] * len(data["claims"])}
+    if system.startswith(prompts.REWRITE.instruction.strip()):
+        return {"query": "replacement card fee"}
+    if system.startswith(prompts.ANSWER_SYSTEM):
+        return "A replacement card costs a small fee [1]."
+    lc = [SystemMessage(content=system), HumanMessage(content=messages[1]["content"])]
+    return well_formed(lc)
+
+
+def _pipeline(server, fixture_index, wordllama):
+    llm = fake_chat_model(server)
+    offline = OfflineStrategies(wordllama, AnswerCache(wordllama))
+    retrievers = {n: get_retriever(n, fixture_index, k=3) for n in ("dense", "sparse", "hybrid")}
+    deps = Deps(strategies=LLMStrategies(llm, wordllama, offline), retrievers=retrievers)
+    return Pipeline(deps, Context(max_iterations=2))
+
+
+def test_llm_happy_path_spends_at_most_four_calls_before_scoring(openai_server, fixture_index, wordllama):  # noqa: F811
+    openai_server.default.reply = respond
+    result = _pipeline(openai_server, fixture_index, wordllama).run(QUESTION)
+    assert result.stop_reason == "sufficient" and result.iterations == 0
+    assert result.answer == "A replacement card costs a small fee [1]."
+    assert result.citations and result.citations[0]["n"] == 1
+    assert result.llm_calls == openai_server.count()
+    score_calls = 1  # answer_relevancy generates its questions in one call
+    assert result.llm_calls - score_calls <= 4
+    assert result.llm_calls == 4  # draft, judge, answer, then scoring
+    assert -1.0 <= result.scores["answer_relevancy"] <= 1.0
+    headers = [r.headers for r in openai_server.chat_requests()]
+    assert all(h.get("authorization") == f"Bearer {FAKE_KEY}" or h.get("Authorization") for h in headers)
+    assert FAKE_KEY not in json.dumps(result.to_dict())
+
+
+def test_unreadable_judge_falls_back_to_offline_grades(openai_server, fixture_index, wordllama):  # noqa: F811
+    def broken(body):
+        system = body["messages"][0]["content"]
+        if system.startswith(prompts.ASSESS.instruction.strip()):
+            return "not json at all"
+        return respond(body)
+
+    openai_server.default.reply = broken
+    result = _pipeline(openai_server, fixture_index, wordllama).run(QUESTION)
+    judge_steps = [s for s in result.steps if s["node"] == "judge"]
+    assert judge_steps and result.answer
