@@ -1,0 +1,315 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1 for wire-level tests (stdlib only).
+
+Serves ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /_fake/stats``. Each chat request takes
+the next scripted ``Behaviour`` (or the default one): a reply text (or a callable of the
+request JSON), an HTTP status with headers such as ``Retry-After``, a delay to simulate a
+hang, or a raw malformed body. Every request is logged with its body and headers.
+Run standalone with ``python -m tests.fakes.openai_server --delay 0.2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import re
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Content = str | dict | list | Callable[[dict], Any]
+CHAT_PATH = "/v1/chat/completions"
+EMBEDDINGS_PATH = "/v1/embeddings"
+STATS_PATH = "/_fake/stats"
+
+
+@dataclass
+class Behaviour:
+    """What the server does with one chat request."""
+
+    reply: Content = "ok"
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    #: body sent verbatim instead of a chat.completion object (malformed responses)
+    raw: bytes | None = None
+    #: error message for status >= 400; a callable gets (request JSON, request headers)
+    message: str | Callable[[dict, dict], str] = "scripted error"
+
+
+def reply(content: Content, delay: float = 0.0) -> Behaviour:
+    """Answer with ``content`` (a dict/list is sent as JSON text)."""
+    return Behaviour(reply=content, delay=delay)
+
+
+def error(status: int, message: str | Callable[[dict, dict], str] = "scripted error",
+          headers: dict[str, str] | None = None) -> Behaviour:
+    """Fail with an OpenAI-style error body, e.g. ``error(429, headers={"Retry-After": "1"})``."""
+    return Behaviour(status=status, message=message, headers=dict(headers or {}))
+
+
+def hang(seconds: float = 3600.0) -> Behaviour:
+    """Say nothing for ``seconds`` (the server's stop() releases it early)."""
+    return Behaviour(delay=seconds)
+
+
+@dataclass
+class Request:
+    """One request the server received."""
+
+    path: str
+    body: Any
+    headers: dict[str, str]
+    at: float
+
+
+def messages_text(body: dict) -> str:
+    """All message contents of a chat request joined, for reply callables to inspect."""
+    parts = []
+    for msg in body.get("messages", []):
+        content = msg.get("content")
+        parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+def fake_vector(text: str, dim: int = 16) -> list[float]:
+    """A deterministic unit vector: hashed bag of words (shared words give positive cosine)."""
+    vec = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()) or [""]:
+        digest = hashlib.sha256(word.encode()).digest()
+        for i in range(dim):
+            vec[i] += digest[i % len(digest)] / 127.5 - 1.0
+    norm = sum(v * v for v in vec) ** 0.5 or 1.0
+    return [v / norm for v in vec]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default 5 drops connects under concurrency (1 s SYN retry)
+
+
+class FakeOpenAIServer:
+    """The server object: start/stop (or ``with``), ``script()``, ``requests``, ``url``."""
+
+    def __init__(self, default: Behaviour | Content = "ok", *, delay: float = 0.0,
+                 embedding_dim: int = 16, port: int = 0):
+        self.default = default if isinstance(default, Behaviour) else reply(default)
+        self.delay = delay
+        self.embedding_dim = embedding_dim
+        self.requests: list[Request] = []
+        self._queue: deque[Behaviour] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._sockets: set[socket.socket] = set()
+        self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL to give as ``OPENAI_BASE_URL`` (ends in ``/v1``)."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def env(self, api_key: str = "sk-test-secret") -> dict[str, str]:
+        """The environment mapping for ``get_chat_model(..., env=...)``."""
+        return {"OPENAI_API_KEY": api_key, "OPENAI_BASE_URL": self.url}
+
+    def script(self, *behaviours: Behaviour | Content) -> FakeOpenAIServer:
+        """Queue behaviours for the next chat requests, in order; then the default applies."""
+        with self._lock:
+            for b in behaviours:
+                self._queue.append(b if isinstance(b, Behaviour) else reply(b))
+        return self
+
+    def count(self, path: str = CHAT_PATH) -> int:
+        """How many requests reached ``path``."""
+        with self._lock:
+            return sum(1 for r in self.requests if r.path == path)
+
+    def chat_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.path == CHAT_PATH]
+
+    def reset(self) -> None:
+        """Forget logged requests and queued behaviours."""
+        with self._lock:
+            self.requests.clear()
+            self._queue.clear()
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        with self._lock:
+            for sock in list(self._sockets):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- used by the handler -------------------------------------------------------------
+    def _next(self, path: str, body: Any, headers: dict[str, str]) -> Behaviour:
+        with self._lock:
+            self.requests.append(Request(path, body, headers, time.monotonic()))
+            if path == CHAT_PATH and self._queue:
+                return self._queue.popleft()
+            return self.default
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep; False when the server is stopping."""
+        return not self._stopping.wait(seconds) if seconds > 0 else True
+
+
+def _chat_body(content: str, body: dict) -> dict:
+    prompt_tokens = len(messages_text(body).split())
+    completion_tokens = len(content.split())
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
+def _embeddings_body(server: FakeOpenAIServer, body: dict) -> dict:
+    texts = body.get("input", [])
+    texts = [texts] if isinstance(texts, str) else list(texts)
+    dim = int(body.get("dimensions") or server.embedding_dim)
+    data = []
+    for i, text in enumerate(texts):
+        vec = fake_vector(text if isinstance(text, str) else json.dumps(text), dim)
+        if body.get("encoding_format") == "base64":
+            emb: Any = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode()
+        else:
+            emb = vec
+        data.append({"object": "embedding", "index": i, "embedding": emb})
+    tokens = sum(len(str(t).split()) for t in texts)
+    return {"object": "list", "data": data, "model": body.get("model", "fake"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stall
+
+        def setup(self) -> None:
+            super().setup()
+            with server._lock:
+                server._sockets.add(self.connection)
+
+        def finish(self) -> None:
+            with server._lock:
+                server._sockets.discard(self.connection)
+            try:
+                super().finish()
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:  # keep test output clean
+            pass
+
+        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except OSError:  # the client gave up (timeout): nothing to do
+                self.close_connection = True
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            if self.path.split("?")[0] == STATS_PATH:  # request counts, for out-of-process use
+                stats = {"chat": server.count(CHAT_PATH), "embeddings": server.count(EMBEDDINGS_PATH)}
+                self._send(200, json.dumps(stats).encode())
+            else:
+                self._send(404, b'{"error": {"message": "unknown path", "type": "fake"}}')
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                body = None
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            path = self.path.split("?")[0]
+            behaviour = server._next(path, body, headers)
+            if not server._wait(server.delay):
+                return
+            if path == EMBEDDINGS_PATH and isinstance(body, dict):
+                self._send(200, json.dumps(_embeddings_body(server, body)).encode())
+                return
+            if path != CHAT_PATH or not isinstance(body, dict):
+                self._send(404, b'{"error": {"message": "unknown path or body", "type": "x"}}')
+                return
+            if not server._wait(behaviour.delay):
+                self.close_connection = True
+                return
+            self._respond(behaviour, body, headers)
+
+        def _respond(self, behaviour: Behaviour, body: dict, headers: dict[str, str]) -> None:
+            if behaviour.status >= 400:
+                msg = behaviour.message
+                text = msg(body, headers) if callable(msg) else msg
+                err = {"error": {"message": text, "type": "fake_error", "code": behaviour.status}}
+                self._send(behaviour.status, json.dumps(err).encode(), behaviour.headers)
+                return
+            if behaviour.raw is not None:
+                self._send(behaviour.status, behaviour.raw, behaviour.headers)
+                return
+            try:
+                content = behaviour.reply(body) if callable(behaviour.reply) else behaviour.reply
+            except Exception as exc:  # noqa: BLE001 - a broken script answers 500, visibly
+                err = {"error": {"message": f"reply callable failed: {exc!r}", "type": "fake"}}
+                self._send(500, json.dumps(err).encode())
+                return
+            if not isinstance(content, str):
+                content = json.dumps(content)
+            payload = json.dumps(_chat_body(content, body)).encode()
+            self._send(behaviour.status, payload, behaviour.headers)
+
+    return Handler
+
+
+def main() -> None:
+    """Serve until interrupted; prints the base URL on the first line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
+    parser.add_argument("--reply", default="ok", help="reply text of every chat request")
+    args = parser.parse_args()
+    with FakeOpenAIServer(args.reply, delay=args.delay, port=args.port) as server:
+        print(server.url, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
