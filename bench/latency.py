@@ -39,7 +39,9 @@ def main() -> int:
         start = time.perf_counter()
         subprocess.run(
             [str(exe), "ask", "What does error KX-217 mean?", "--json"],
-            env=env, check=True, capture_output=True,
+            env=env,
+            check=True,
+            capture_output=True,
         )
         colds.append(time.perf_counter() - start)
     cold = statistics.median(colds)

@@ -83,8 +83,8 @@ async def main() -> int:
         print(f"{label:<14}{'kb+web':<14}{hit_rates[label]:>10.3f}")
     ok = hit_rates["loop"] > hit_rates["naive-dense"]
     print(
-        f"target: loop hit rate {hit_rates['loop']:.3f} > naive dense {hit_rates['naive-dense']:.3f}"
-        f" -> {'PASS' if ok else 'FAIL'}"
+        f"target: loop hit rate {hit_rates['loop']:.3f} > naive dense "
+        f"{hit_rates['naive-dense']:.3f} -> {'PASS' if ok else 'FAIL'}"
     )
     return 0 if ok else 1
 

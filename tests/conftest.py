@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.embeddings import HashEmbeddings
+from tests.fakes.fixtures import openai_server  # noqa: F401 - a fixture for every test module
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = FIXTURES / "corpus"

@@ -20,7 +20,12 @@ def test_loads_every_format_with_stable_ids(tmp_path):
     html = report.chunks[-1]
     assert "Hello world" in html.page_content and "evil" not in html.page_content
     assert "<" not in html.page_content and html.metadata["title"] == "Page D"
-    assert report.chunks[0].metadata == {"id": "a.md#0", "source": "a.md", "title": "Alpha", "chunk": 0}
+    assert report.chunks[0].metadata == {
+        "id": "a.md#0",
+        "source": "a.md",
+        "title": "Alpha",
+        "chunk": 0,
+    }
     assert load_corpus(tmp_path).fingerprint == report.fingerprint
 
 

@@ -12,7 +12,7 @@ from ragloop.nodes.llm import LLMStrategies
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.pipeline import Pipeline
 from ragloop.retrievers.registry import get_retriever
-from tests.fakes.fixtures import FAKE_KEY, fake_chat_model, openai_server  # noqa: F401
+from tests.fakes.fixtures import FAKE_KEY, fake_chat_model
 from tests.metrics_llm_fakes import well_formed
 
 QUESTION = "How much does a replacement library card cost?"
@@ -49,7 +49,9 @@ def _pipeline(server, fixture_index, wordllama):
     return Pipeline(deps, Context(max_iterations=2))
 
 
-def test_llm_happy_path_spends_at_most_four_calls_before_scoring(openai_server, fixture_index, wordllama):  # noqa: F811
+def test_llm_happy_path_spends_at_most_four_calls_before_scoring(
+    openai_server, fixture_index, wordllama
+):  # noqa: F811
     openai_server.default.reply = respond
     result = _pipeline(openai_server, fixture_index, wordllama).run(QUESTION)
     assert result.stop_reason == "sufficient" and result.iterations == 0
@@ -61,11 +63,13 @@ def test_llm_happy_path_spends_at_most_four_calls_before_scoring(openai_server, 
     assert result.llm_calls == 4  # draft, judge, answer, then scoring
     assert -1.0 <= result.scores["answer_relevancy"] <= 1.0
     headers = [r.headers for r in openai_server.chat_requests()]
-    assert all(h.get("authorization") == f"Bearer {FAKE_KEY}" or h.get("Authorization") for h in headers)
+    assert all(
+        h.get("authorization") == f"Bearer {FAKE_KEY}" or h.get("Authorization") for h in headers
+    )
     assert FAKE_KEY not in json.dumps(result.to_dict())
 
 
-def test_unreadable_judge_falls_back_to_offline_grades(openai_server, fixture_index, wordllama):  # noqa: F811
+def test_unreadable_judge_falls_back_to_offline_grades(openai_server, fixture_index, wordllama):
     def broken(body):
         system = body["messages"][0]["content"]
         if system.startswith(prompts.ASSESS.instruction.strip()):

@@ -28,7 +28,9 @@ def _pipeline(fixture_index, wordllama, web):
     retrievers = {n: get_retriever(n, fixture_index, k=3) for n in ("dense", "sparse", "hybrid")}
     deps = Deps(strategies=OfflineStrategies(wordllama), retrievers=retrievers, web=web)
     # web first for any verdict, so the web page is always read
-    return Pipeline(deps, Context(max_iterations=2, correct_order=("web", "swap"), recall_threshold=1.01))
+    return Pipeline(
+        deps, Context(max_iterations=2, correct_order=("web", "swap"), recall_threshold=1.01)
+    )
 
 
 def test_tavily_client_talks_to_local_fake_with_key_in_header_only():

@@ -51,7 +51,9 @@ def test_each_retriever_finds_answers_on_fixture_corpus(fixture_index, name):
     hits = 0
     for row in rows:
         docs = retriever.invoke(row["user_input"])
-        assert len(docs) <= 3 and (docs or name == "sparse")  # BM25 finds nothing without shared words
+        assert len(docs) <= 3 and (
+            docs or name == "sparse"
+        )  # BM25 finds nothing without shared words
         assert all(d.metadata["retriever"] == name and "score" in d.metadata for d in docs)
         scores = [d.metadata["score"] for d in docs]
         assert scores == sorted(scores, reverse=True)
@@ -63,7 +65,7 @@ def test_sparse_wins_on_exact_identifiers(fixture_index):
     rows = [r for r in _qa() if r["style"] == "lexical"]
     sparse = get_retriever("sparse", fixture_index, k=1)
     top = [sparse.invoke(r["user_input"])[0].metadata["source"] for r in rows]
-    assert sum(t in r["reference_doc_ids"] for t, r in zip(top, rows)) >= len(rows) - 1
+    assert sum(t in r["reference_doc_ids"] for t, r in zip(top, rows, strict=True)) >= len(rows) - 1
 
 
 def test_async_path_matches_sync(fixture_index):

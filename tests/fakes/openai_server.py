@@ -1,21 +1,17 @@
 """A scripted OpenAI-compatible server on 127.0.0.1 for wire-level tests (stdlib only).
 
-Serves ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /_fake/stats``. Each chat request takes
-the next scripted ``Behaviour`` (or the default one): a reply text (or a callable of the
-request JSON), an HTTP status with headers such as ``Retry-After``, a delay to simulate a
-hang, or a raw malformed body. Every request is logged with its body and headers.
-Run standalone with ``python -m tests.fakes.openai_server --delay 0.2``.
+Serves ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /_fake/stats``.
+Each chat request takes the next scripted ``Behaviour`` (or the default one): a reply text
+(or a callable of the request JSON), an HTTP status with headers such as ``Retry-After``,
+a delay to simulate a hang, or a raw malformed body. Every request is logged with its body
+and headers. ``bench/eval_throughput.py`` shows how to run it in a separate process.
 """
 
 from __future__ import annotations
 
-import argparse
-import base64
-import hashlib
+import contextlib
 import json
-import re
 import socket
-import struct
 import threading
 import time
 from collections import deque
@@ -23,6 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.openai_payloads import (  # noqa: F401 - fake_vector, messages_text re-exported
+    chat_completion,
+    embeddings_response,
+    fake_vector,
+    messages_text,
+)
 
 Content = str | dict | list | Callable[[dict], Any]
 CHAT_PATH = "/v1/chat/completions"
@@ -49,8 +52,11 @@ def reply(content: Content, delay: float = 0.0) -> Behaviour:
     return Behaviour(reply=content, delay=delay)
 
 
-def error(status: int, message: str | Callable[[dict, dict], str] = "scripted error",
-          headers: dict[str, str] | None = None) -> Behaviour:
+def error(
+    status: int,
+    message: str | Callable[[dict, dict], str] = "scripted error",
+    headers: dict[str, str] | None = None,
+) -> Behaviour:
     """Fail with an OpenAI-style error body, e.g. ``error(429, headers={"Retry-After": "1"})``."""
     return Behaviour(status=status, message=message, headers=dict(headers or {}))
 
@@ -70,26 +76,6 @@ class Request:
     at: float
 
 
-def messages_text(body: dict) -> str:
-    """All message contents of a chat request joined, for reply callables to inspect."""
-    parts = []
-    for msg in body.get("messages", []):
-        content = msg.get("content")
-        parts.append(content if isinstance(content, str) else json.dumps(content))
-    return "\n".join(parts)
-
-
-def fake_vector(text: str, dim: int = 16) -> list[float]:
-    """A deterministic unit vector: hashed bag of words (shared words give positive cosine)."""
-    vec = [0.0] * dim
-    for word in re.findall(r"\w+", text.lower()) or [""]:
-        digest = hashlib.sha256(word.encode()).digest()
-        for i in range(dim):
-            vec[i] += digest[i % len(digest)] / 127.5 - 1.0
-    norm = sum(v * v for v in vec) ** 0.5 or 1.0
-    return [v / norm for v in vec]
-
-
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # the default 5 drops connects under concurrency (1 s SYN retry)
@@ -98,8 +84,14 @@ class _Server(ThreadingHTTPServer):
 class FakeOpenAIServer:
     """The server object: start/stop (or ``with``), ``script()``, ``requests``, ``url``."""
 
-    def __init__(self, default: Behaviour | Content = "ok", *, delay: float = 0.0,
-                 embedding_dim: int = 16, port: int = 0):
+    def __init__(
+        self,
+        default: Behaviour | Content = "ok",
+        *,
+        delay: float = 0.0,
+        embedding_dim: int = 16,
+        port: int = 0,
+    ):
         self.default = default if isinstance(default, Behaviour) else reply(default)
         self.delay = delay
         self.embedding_dim = embedding_dim
@@ -143,7 +135,9 @@ class FakeOpenAIServer:
             self._queue.clear()
 
     def start(self) -> FakeOpenAIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -152,10 +146,8 @@ class FakeOpenAIServer:
         self._httpd.shutdown()
         with self._lock:
             for sock in list(self._sockets):
-                try:
+                with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
         self._httpd.server_close()
 
     def __enter__(self) -> FakeOpenAIServer:
@@ -177,38 +169,6 @@ class FakeOpenAIServer:
         return not self._stopping.wait(seconds) if seconds > 0 else True
 
 
-def _chat_body(content: str, body: dict) -> dict:
-    prompt_tokens = len(messages_text(body).split())
-    completion_tokens = len(content.split())
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
-    }
-
-
-def _embeddings_body(server: FakeOpenAIServer, body: dict) -> dict:
-    texts = body.get("input", [])
-    texts = [texts] if isinstance(texts, str) else list(texts)
-    dim = int(body.get("dimensions") or server.embedding_dim)
-    data = []
-    for i, text in enumerate(texts):
-        vec = fake_vector(text if isinstance(text, str) else json.dumps(text), dim)
-        if body.get("encoding_format") == "base64":
-            emb: Any = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode()
-        else:
-            emb = vec
-        data.append({"object": "embedding", "index": i, "embedding": emb})
-    tokens = sum(len(str(t).split()) for t in texts)
-    return {"object": "list", "data": data, "model": body.get("model", "fake"),
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
-
-
 def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -222,10 +182,8 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def finish(self) -> None:
             with server._lock:
                 server._sockets.discard(self.connection)
-            try:
+            with contextlib.suppress(OSError):
                 super().finish()
-            except OSError:
-                pass
 
         def log_message(self, *args: Any) -> None:  # keep test output clean
             pass
@@ -244,7 +202,10 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - http.server naming
             if self.path.split("?")[0] == STATS_PATH:  # request counts, for out-of-process use
-                stats = {"chat": server.count(CHAT_PATH), "embeddings": server.count(EMBEDDINGS_PATH)}
+                stats = {
+                    "chat": server.count(CHAT_PATH),
+                    "embeddings": server.count(EMBEDDINGS_PATH),
+                }
                 self._send(200, json.dumps(stats).encode())
             else:
                 self._send(404, b'{"error": {"message": "unknown path", "type": "fake"}}')
@@ -262,7 +223,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if not server._wait(server.delay):
                 return
             if path == EMBEDDINGS_PATH and isinstance(body, dict):
-                self._send(200, json.dumps(_embeddings_body(server, body)).encode())
+                self._send(
+                    200, json.dumps(embeddings_response(body, server.embedding_dim)).encode()
+                )
                 return
             if path != CHAT_PATH or not isinstance(body, dict):
                 self._send(404, b'{"error": {"message": "unknown path or body", "type": "x"}}')
@@ -290,26 +253,7 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if not isinstance(content, str):
                 content = json.dumps(content)
-            payload = json.dumps(_chat_body(content, body)).encode()
+            payload = json.dumps(chat_completion(content, body)).encode()
             self._send(behaviour.status, payload, behaviour.headers)
 
     return Handler
-
-
-def main() -> None:
-    """Serve until interrupted; prints the base URL on the first line."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
-    parser.add_argument("--reply", default="ok", help="reply text of every chat request")
-    args = parser.parse_args()
-    with FakeOpenAIServer(args.reply, delay=args.delay, port=args.port) as server:
-        print(server.url, flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
-
-
-if __name__ == "__main__":
-    main()

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-
 #: WordLlama cosine above which two questions count as the same. Calibrated on the demo set:
 #: paraphrased general questions score 0.52-0.83 against their cached twin, while no
 #: knowledge-base, web or unanswerable question comes above 0.43 to any cached one.

@@ -28,6 +28,13 @@ def _unit_rows(vectors: list[list[float]]) -> np.ndarray:
     return arr / np.maximum(np.linalg.norm(arr, axis=1, keepdims=True), 1e-12)
 
 
+def identifiers(text: str) -> set[str]:
+    """Tokens that name something exactly, such as KX-217, DK-04 or v4.2.0 (letters + digits)."""
+    return {
+        t for t in tokenize(text) if any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
+    }
+
+
 def mmr(relevance: np.ndarray, similarity: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
     """Maximal marginal relevance: pick ``k`` items trading relevance against redundancy."""
     chosen: list[int] = []
@@ -117,6 +124,7 @@ class OfflineStrategies:
         # not detected" lends its words to the sentences below it; only the sentence is quoted
         sentences: list[tuple[str, int]] = []
         scored_as: list[str] = []
+        headings: list[str] = []
         for n, ctx in enumerate(contexts, start=1):
             heading = ""
             for sent in split_sentences(ctx["text"]):
@@ -125,11 +133,20 @@ class OfflineStrategies:
                 elif len(sent.split()) >= 4:
                     sentences.append((sent, n))
                     scored_as.append(f"{heading}: {sent}" if heading else sent)
+                    headings.append(heading)
         if not sentences:
             return contexts[0]["text"][:400] + " [1]", [1]
         vecs = _unit_rows(self.embeddings.embed_documents(scored_as))
         q = _unit_rows([self.embeddings.embed_query(question)])[0]
-        relevance = vecs @ q + 0.5 * np.array([token_recall(question, s) for s in scored_as])
+        ids = identifiers(question)
+        relevance = (
+            vecs @ q
+            + 0.5 * np.array([token_recall(question, s) for s in scored_as])
+            + 0.5 * np.array([bool(ids & identifiers(s)) for s in scored_as], dtype=float)
+            # a section whose heading names the identifier is where it is defined
+            + 0.5 * np.array([bool(ids & identifiers(h)) for h in headings], dtype=float)
+            + 0.1 * np.array([contexts[n - 1].get("grade", 1) for _, n in sentences], dtype=float)
+        )
         floor = max(self.min_sentence_score, 0.8 * float(relevance.max()))
         ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences)
         picked = [i for i in ranked if relevance[i] >= floor] or [int(np.argmax(relevance))]

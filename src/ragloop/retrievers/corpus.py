@@ -151,7 +151,9 @@ def load_corpus(
             meta = {"id": chunk_id, "source": f"{id_prefix}{rel}", "title": title, "chunk": n}
             report.chunks.append(Document(id=chunk_id, page_content=piece, metadata=meta))
     if not report.chunks:
-        why = "; ".join(f"{p}: {r}" for p, r in report.skipped[:5]) or "no .md/.txt/.rst/.html files"
+        why = (
+            "; ".join(f"{p}: {r}" for p, r in report.skipped[:5]) or "no .md/.txt/.rst/.html files"
+        )
         raise CorpusError(f"corpus folder {root} has no usable text ({why})")
     report.fingerprint = fingerprint(root)
     return report

@@ -112,7 +112,9 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     """The manifest of an index folder, or an error saying how to build one."""
     path = Path(folder) / "manifest.json"
     if not path.is_file():
-        raise IndexError_(f"no index at {folder}: build one with `ragloop index CORPUS --out {folder}`")
+        raise IndexError_(
+            f"no index at {folder}: build one with `ragloop index CORPUS --out {folder}`"
+        )
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -87,7 +87,7 @@ class CorpusWebSearch:
 
 
 def tavily_from_env(env: Mapping[str, str]) -> TavilyWebSearch | None:
-    """Tavily search when ``TAVILY_API_KEY`` is set (``TAVILY_API_BASE_URL`` optional), else None."""
+    """Tavily when ``TAVILY_API_KEY`` is set (``TAVILY_API_BASE_URL`` optional), else None."""
     key = env.get("TAVILY_API_KEY")
     if not key:
         return None
