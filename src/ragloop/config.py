@@ -114,7 +114,7 @@ class Context:
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> Context:
         """The context for one run: settings first, then explicit overrides."""
-        values = {
+        values: dict[str, Any] = {
             "retrievers": tuple(settings.retrievers),
             "k": settings.k,
             "max_iterations": settings.max_iterations,

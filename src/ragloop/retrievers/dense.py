@@ -53,7 +53,7 @@ def build_faiss(chunks: list[Document], embeddings: Embeddings, batch: int = 512
         list(zip(texts, vectors, strict=True)),
         unit,
         metadatas=[c.metadata for c in chunks],
-        ids=[c.id for c in chunks],
+        ids=[str(c.id) for c in chunks],
         distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
     )
 
