@@ -1,0 +1,128 @@
+"""``ragloop eval``: score a dataset file and print what was measured and what was not."""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ragloop.cli import app, console, err_console, friendly
+
+SHOWN_BAD_ROWS = 5
+
+
+def _fmt(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.4f}"
+
+
+def print_result(result: Any) -> None:
+    """The summary table, notes, fatal errors, bad rows and totals."""
+    table = Table(title=f"ragloop eval ({result.run_id})")
+    for column in ("metric", "mean", "measured/total", "coverage", "top NaN reasons"):
+        table.add_column(column, overflow="fold")
+    for name, s in result.metrics.items():
+        reasons = "; ".join(f"{r['kind']} x{r['count']}" for r in s.nan_reasons[:3]) or "-"
+        table.add_row(name, _fmt(s.mean), f"{s.measured}/{s.total}", f"{s.coverage:.0%}", reasons)
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[dim]note:[/] {note}", highlight=False)
+    for error in result.errors:
+        err_console.print(f"[bold red]error:[/] {error}", highlight=False)
+    if result.bad_rows:
+        console.print(f"bad rows: {len(result.bad_rows)}", highlight=False)
+        for bad in result.bad_rows[:SHOWN_BAD_ROWS]:
+            console.print(f"  row {bad.index}: {bad.reason}", highlight=False, markup=False)
+        if len(result.bad_rows) > SHOWN_BAD_ROWS:
+            console.print(f"  ... and {len(result.bad_rows) - SHOWN_BAD_ROWS} more (see --out)")
+    else:
+        console.print("bad rows: 0")
+    t = result.totals
+    console.print(
+        f"LLM calls {t['llm_calls']} (cache hits {t['cache_hits']}, resumed jobs {t['resumed']}, "
+        f"retries {t['retries']}), tokens {t['input_tokens']} in / {t['output_tokens']} out, "
+        f"{t['wall_time_s']:.2f} s",
+        highlight=False,
+    )
+
+
+def _run(
+    evaluate: Any,
+    dataset: Path,
+    names: Any,
+    chat: Any,
+    emb: Any,
+    quiet: bool,
+    options: dict[str, Any],
+) -> Any:
+    """Run the evaluation, under a progress bar on stderr unless ``quiet``."""
+    if quiet:
+        return evaluate(dataset, names, chat, emb, **options)
+    columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        task = bar.add_task("jobs", total=None)
+        return evaluate(
+            dataset,
+            names,
+            chat,
+            emb,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            **options,
+        )
+
+
+@app.command("eval")
+@friendly
+def eval_command(
+    dataset: Path = typer.Argument(..., help="dataset file: .jsonl, .json or .csv"),
+    metrics: str = typer.Option(
+        None, "--metrics", "-m", help="comma-separated names (default: chosen from the columns)"
+    ),
+    llm: str = typer.Option(
+        None, "--llm", help="judge model, e.g. openai:gpt-4o-mini (default: offline variants)"
+    ),
+    embeddings: str = typer.Option(
+        None, "--embeddings", help="embeddings spec: wordllama (default) or openai:<model>"
+    ),
+    out: Path = typer.Option(None, "--out", help="folder for rows.jsonl and summary.json"),
+    concurrency: int = typer.Option(16, "--concurrency", min=1, help="jobs at a time"),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="seconds per job attempt"),
+    max_retries: int = typer.Option(5, "--max-retries", min=0, help="retries of a failed job"),
+    cache_dir: Path = typer.Option(None, "--cache-dir", help="cache folder (.ragloop/cache)"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="no call cache, no resume journal"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+) -> None:
+    """Score a dataset with metrics; bad rows are reported, never fatal."""
+    from ragloop.eval.runner import evaluate
+    from ragloop.providers import get_chat_model, get_embeddings
+
+    names = [n.strip() for n in metrics.split(",") if n.strip()] if metrics else None
+    chat = get_chat_model(llm, env=os.environ, timeout=timeout) if llm else None
+    emb = get_embeddings(embeddings, env=os.environ) if embeddings else None
+    options: dict[str, Any] = {
+        "max_concurrency": concurrency,
+        "timeout": timeout,
+        "max_retries": max_retries,
+        "cache": not no_cache,
+        "cache_dir": cache_dir,
+    }
+    quiet_log = logging.getLogger("ragloop")  # everything it would say lands in the notes
+    level = quiet_log.level
+    quiet_log.setLevel(logging.ERROR)
+    try:
+        result = _run(evaluate, dataset, names, chat, emb, quiet, options)
+    finally:
+        quiet_log.setLevel(level)
+    if llm is None:
+        result.notes.append("no --llm given: LLM metrics ran as their offline variants")
+    print_result(result)
+    if out is not None:
+        rows_path, summary_path = result.write(out)
+        console.print(f"wrote {rows_path} and {summary_path}", highlight=False)
+    if result.errors:
+        raise typer.Exit(1)
