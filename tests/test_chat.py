@@ -89,6 +89,9 @@ def test_chat_turns_restart_resume_follow_up_and_trace(data_dir):
     assert {row["question"] for row in data["lowest"]} == {t.question for t in turns}
     text = CliRunner().invoke(app, ["eval-traces", str(data_dir / "traces.sqlite"), "--quiet"])
     assert "lowest-scoring questions" in text.output and "hit the iteration cap" in text.output
+    via_eval = CliRunner().invoke(app, ["eval", "--traces", str(data_dir / "traces.sqlite"), "-q"])
+    assert via_eval.exit_code == 0 and "lowest-scoring questions" in via_eval.output
+    assert CliRunner().invoke(app, ["eval"]).exit_code == 2  # neither a dataset nor --traces
     later = CliRunner().invoke(
         app, ["eval-traces", str(data_dir / "traces.sqlite"), "--since", "2999-01-01"]
     )

@@ -79,7 +79,7 @@ def _run(
 @app.command("eval")
 @friendly
 def eval_command(
-    dataset: Path = typer.Argument(..., help="dataset file: .jsonl, .json or .csv"),
+    dataset: Path = typer.Argument(None, help="dataset file: .jsonl, .json or .csv"),
     metrics: str = typer.Option(
         None, "--metrics", "-m", help="comma-separated names (default: chosen from the columns)"
     ),
@@ -96,8 +96,21 @@ def eval_command(
     cache_dir: Path = typer.Option(None, "--cache-dir", help="cache folder (.ragloop/cache)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="no call cache, no resume journal"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    traces: Path = typer.Option(
+        None, "--traces", help="evaluate recorded traffic (traces.sqlite) instead of a dataset"
+    ),
+    since: str = typer.Option(None, "--since", help="with --traces: turns since a date or 7d/12h"),
 ) -> None:
-    """Score a dataset with metrics; bad rows are reported, never fatal."""
+    """Score a dataset (or recorded traffic) with metrics; bad rows are reported, never fatal."""
+    if traces is not None:
+        from ragloop.cli.chat import report_traces
+
+        report_traces(traces, since=since, metrics=metrics, llm=llm, quiet=quiet)
+        return
+    if dataset is None:
+        from ragloop.errors import ConfigError
+
+        raise ConfigError("give a DATASET file, or --traces PATH to evaluate recorded traffic")
     from ragloop.eval.runner import evaluate
     from ragloop.providers import get_chat_model, get_embeddings
 
