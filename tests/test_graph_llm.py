@@ -69,6 +69,14 @@ def test_llm_happy_path_spends_at_most_four_calls_before_scoring(
     assert FAKE_KEY not in json.dumps(result.to_dict())
 
 
+def test_sync_runs_reuse_the_same_chatopenai_client(openai_server, fixture_index, wordllama):
+    # a loop per call would leave ChatOpenAI's pool bound to a closed loop on the second run
+    openai_server.default.reply = respond
+    pipe = _pipeline(openai_server, fixture_index, wordllama)
+    first, second = pipe.run(QUESTION), pipe.run(QUESTION)
+    assert first.answer == second.answer and second.llm_calls == 4
+
+
 def test_unreadable_judge_falls_back_to_offline_grades(openai_server, fixture_index, wordllama):
     def broken(body):
         system = body["messages"][0]["content"]

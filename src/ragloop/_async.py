@@ -3,23 +3,43 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+_LOCK = threading.Lock()
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    """One long-lived loop in a daemon thread, shared by every sync call.
+
+    A fresh loop per call (``asyncio.run``) breaks async HTTP clients such as ChatOpenAI's,
+    whose connection pool stays bound to the loop that first used it ("Event loop is
+    closed" on the second call); one loop for the process keeps them usable.
+    """
+    global _LOOP
+    with _LOCK:
+        if _LOOP is None or _LOOP.is_closed():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="ragloop-loop", daemon=True)
+            thread.start()
+            _LOOP = loop
+        return _LOOP
+
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion and return its result.
+    """Run ``coro`` to completion on ragloop's background loop and return its result.
 
-    With no running loop this is ``asyncio.run``; inside a running loop (a notebook)
-    the coroutine runs on a fresh loop in a worker thread, so ``score()`` never fails
-    with "this event loop is already running".
+    Works the same with or without a running loop in the caller (a notebook), so
+    ``score()`` never fails with "this event loop is already running". Ctrl-C while
+    waiting cancels the coroutine.
     """
+    future = asyncio.run_coroutine_threadsafe(coro, _background_loop())
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return future.result()
+    except KeyboardInterrupt:
+        future.cancel()
+        raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import threading
@@ -25,6 +26,12 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
+@functools.lru_cache(maxsize=256)
+def _schema_text(output_model: type[BaseModel]) -> str:
+    """The JSON schema of an output model as text (built once per model: it is costly)."""
+    return json.dumps(output_model.model_json_schema(), ensure_ascii=False)
+
+
 @dataclass
 class Prompt:
     """A judge prompt as data: an instruction, few-shot (input, output) pairs and a name."""
@@ -35,7 +42,7 @@ class Prompt:
 
     def render(self, inputs: dict[str, Any], output_model: type[BaseModel]) -> list[BaseMessage]:
         """Messages asking for one JSON object matching ``output_model``'s schema."""
-        schema = json.dumps(output_model.model_json_schema(), ensure_ascii=False)
+        schema = _schema_text(output_model)
         system = (
             f"{self.instruction.strip()}\n\n"
             "Reply with one JSON object that conforms to this JSON schema, and nothing else:\n"
