@@ -67,9 +67,14 @@ def test_irrelevant_swaps_through_retrievers_then_rewrites():
 
 
 def test_irrelevant_then_rewrite_first_when_ordered():
-    pipe, _ = make(["irrelevant", "sufficient"], correct_order=("rewrite", "swap", "web"))
+    pipe, strat = make(
+        ["irrelevant", "sufficient"],
+        correct_order=("rewrite", "swap", "web"),
+        prompts={"rewrite": "Use product words."},
+    )
     r = pipe.run("q")
     assert r.actions[0]["action"] == "rewrite" and r.actions[0]["retriever"] == "dense"
+    assert strat.rewrite_prompts == ["Use product words."]  # the prompt override reaches it
 
 
 def test_incomplete_then_web():

@@ -17,6 +17,7 @@ class ScriptedStrategies:
         self.draft_score = draft_relevancy
         self.assess_calls = 0
         self.rewrites = 0
+        self.rewrite_prompts: list[str | None] = []
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         if self.draft_text:
@@ -39,8 +40,9 @@ class ScriptedStrategies:
             return Assessment([2] * len(candidates), [False] * len(claims))
         return Assessment([2] * len(candidates), [True] * len(claims))
 
-    async def rewrite(self, question, query, contexts) -> str:
+    async def rewrite(self, question, query, contexts, prompt=None) -> str:
         self.rewrites += 1
+        self.rewrite_prompts.append(prompt)
         return f"{query} more{self.rewrites}"
 
     async def answer(self, question, contexts, prompt=None):

@@ -45,7 +45,9 @@ class Strategies(Protocol):
         """Grade candidates 0/1/2; say which claims kept + newly kept (grade >= keep) support."""
         ...
 
-    async def rewrite(self, question: str, query: str, contexts: list[ContextItem]) -> str: ...
+    async def rewrite(
+        self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None
+    ) -> str: ...
 
     async def answer(
         self, question: str, contexts: list[ContextItem], prompt: str | None = None

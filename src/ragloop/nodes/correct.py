@@ -60,7 +60,10 @@ def make_correct(deps: Deps) -> Any:
                 why = "the last action was already a rewrite (avoids query drift)"
             elif action == "rewrite":
                 seen = state.get("candidates", []) + state.get("contexts", [])
-                new = (await deps.strategies.rewrite(state["question"], query, seen)).strip()
+                new = await deps.strategies.rewrite(
+                    state["question"], query, seen, ctx.prompts.get("rewrite")
+                )
+                new = new.strip()
                 if new and (base, new) not in tried:
                     choice, why = (base, new), f"{verdict}: rewrite the query for {base}"
                 else:

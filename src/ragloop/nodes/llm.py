@@ -74,13 +74,16 @@ class LLMStrategies:
         grades = [min(2, max(0, int(g))) for g in o.grades]
         return Assessment(grades, list(o.supported))
 
-    async def rewrite(self, question: str, query: str, contexts: list[ContextItem]) -> str:
+    async def rewrite(
+        self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None
+    ) -> str:
         inputs = {
             "question": question,
             "current_query": query,
             "seen": prompts.render_contexts([c["text"][:300] for c in contexts[:3]]),
         }
-        out = await self.judge.ask(prompts.REWRITE, inputs, RewriteOut)
+        p = prompts.REWRITE.with_instruction(prompt) if prompt else prompts.REWRITE
+        out = await self.judge.ask(p, inputs, RewriteOut)
         return out.output.query.strip() if out.output else ""
 
     async def answer(

@@ -100,7 +100,9 @@ class OfflineStrategies:
         )
         return Assessment(list(grades), list(supported))
 
-    async def rewrite(self, question: str, query: str, contexts: list[ContextItem]) -> str:
+    async def rewrite(
+        self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None
+    ) -> str:
         """Pseudo-relevance feedback: add the top terms of the best contexts to the query."""
         best = sorted(contexts, key=lambda c: (-c.get("grade", 0), -c.get("score", 0.0)))[:3]
         have = set(tokenize(query))
