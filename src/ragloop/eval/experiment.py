@@ -1,0 +1,129 @@
+"""Run an experiment: every configuration on every row, scored, aggregated, compared, written."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragloop._async import run_sync
+from ragloop.eval.cache import Store, digest
+from ragloop.eval.objective import choose
+from ragloop.eval.runs import GridRunner, Progress, build_identity
+from ragloop.eval.spec import ExperimentSpec, load_spec
+from ragloop.eval.stats import prompt_variants, summarize
+
+__all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
+
+
+@dataclass
+class ExperimentResult:
+    """Everything an experiment produced; ``records`` are the rows of results.csv."""
+
+    spec: ExperimentSpec
+    records: list[dict[str, Any]]
+    rows: list[dict[str, Any]]
+    prompts: list[dict[str, Any]]
+    chosen: str | None
+    totals: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    def record(self, config_id: str | None) -> dict[str, Any] | None:
+        """The results.csv record of one configuration."""
+        return next((r for r in self.records if r["config"] == config_id), None)
+
+
+def _pipeline(spec: ExperimentSpec, env: Mapping[str, str], chat: Any, emb: Any) -> Any:
+    """One pipeline for the whole grid, its index kept under the cache folder by corpus."""
+    from ragloop.pipeline import build_pipeline
+
+    where = digest(
+        {
+            "corpus": str(spec.corpus.resolve()),
+            "embeddings": spec.embeddings,
+            "chunks": [spec.settings.chunk_size, spec.settings.chunk_overlap],
+        }
+    )[:12]
+    settings = spec.settings.model_copy(update={"index_dir": spec.cache_dir / "indexes" / where})
+    return build_pipeline(
+        settings,
+        env=env,
+        llm=chat,
+        embeddings=emb,
+        corpus_dir=spec.corpus,
+        web_corpus_dir=spec.web_corpus,
+    )
+
+
+async def arun_experiment(
+    spec: ExperimentSpec | str | Path,
+    *,
+    out: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    cache: bool = True,
+    progress: Progress | None = None,
+    llm: Any = None,
+    embeddings: Any = None,
+) -> ExperimentResult:
+    """Run every configuration of ``spec`` on every row, score, aggregate, choose and write.
+
+    Args:
+        spec: a checked spec or the path of one (checked here before any work).
+        out: output folder (default: the spec's ``out``).
+        env: where API keys are read (the CLI passes ``os.environ``; default: nowhere).
+        cache: reuse graph runs and scores from ``spec.cache_dir`` (a re-run repeats no work
+            and an interrupted one resumes); False runs everything again.
+        llm, embeddings: models to use instead of building them from the spec (tests).
+    """
+    from ragloop.providers import get_chat_model, get_embeddings
+
+    started = time.perf_counter()
+    spec = spec if isinstance(spec, ExperimentSpec) else load_spec(spec)
+    env = {} if env is None else env
+    emb = embeddings or get_embeddings(spec.embeddings, env=env)
+    chat = llm if llm is not None else get_chat_model(spec.llm, env=env)
+    judge = chat if spec.judge_llm == spec.llm else get_chat_model(spec.judge_llm, env=env)
+    pipe = _pipeline(spec, env, chat, emb)
+    store = Store(spec.cache_dir / "runs") if cache else None
+    grid = GridRunner(spec, pipe, store, build_identity(spec, chat, emb), progress)
+    grid.tick(0, "starting")
+    by_config: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for n, config in enumerate(spec.configurations):
+            by_config[config.id] = await grid.run_config(n, config, cache, judge, emb)
+    finally:
+        if store is not None:
+            store.close()
+    configs = spec.configurations
+    table = [
+        summarize(c, by_config[c.id], spec.metrics, spec.bootstrap, spec.seed) for c in configs
+    ]
+    chosen = choose(table, spec.objective)
+    totals = {
+        **grid.counts,
+        **grid.eval_totals,
+        "wall_time_s": round(time.perf_counter() - started, 2),
+    }
+    result = ExperimentResult(
+        spec,
+        table,
+        [r for c in configs for r in by_config[c.id]],
+        prompt_variants(configs, by_config),
+        chosen,
+        totals,
+        notes=list(spec.notes),
+        skipped=grid.skipped,
+    )
+    from ragloop.eval.report import write_outputs
+
+    result.files = write_outputs(result, Path(out if out is not None else spec.out))
+    return result
+
+
+def run_experiment(spec: ExperimentSpec | str | Path, **kwargs: Any) -> ExperimentResult:
+    """Sync ``arun_experiment`` (also inside a running event loop)."""
+    return run_sync(arun_experiment(spec, **kwargs))

@@ -1,0 +1,231 @@
+"""An experiment's outputs: results.csv, rows.jsonl, report.md, report.html, best.env/.toml."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragloop.config import Settings
+from ragloop.eval.stats import ACTIONS, fmt
+
+if TYPE_CHECKING:
+    from ragloop.eval.experiment import ExperimentResult
+
+Table = tuple[list[str], list[list[str]]]
+COST_COLUMNS = [
+    "mean_iterations", "cap_share", *(f"actions_{a}" for a in ACTIONS), "rewrite_share",
+    "corrected_share", "llm_calls_per_question", "tokens_per_question", "latency_p50_ms",
+    "latency_p95_ms", "context_hit_rate", "feasible", "chosen",
+]  # fmt: skip
+#: settings never written to best.env: machine-local paths
+LOCAL = {"index_dir", "data_dir"}
+
+
+def quality_table(result: ExperimentResult) -> Table:
+    """Each metric's mean, bootstrap 95% interval and coverage, one row per configuration."""
+    headers = ["config", "label"]
+    for m in result.spec.metrics:
+        headers += [m, f"{m} 95% CI", f"{m} coverage"]
+    rows = []
+    for rec in result.records:
+        row = [rec["config"], rec["label"]]
+        for m in result.spec.metrics:
+            ci = f"[{fmt(rec[f'{m}_lo'])}, {fmt(rec[f'{m}_hi'])}]" if fmt(rec[m]) else ""
+            row += [fmt(rec[m]), ci, fmt(rec[f"{m}_coverage"])]
+        rows.append(row)
+    return headers, rows
+
+
+def cost_table(result: ExperimentResult) -> Table:
+    """Loop behaviour and cost per configuration (columns named as in results.csv)."""
+    return ["config", *COST_COLUMNS], [
+        [rec["config"], *(fmt(rec[c]) for c in COST_COLUMNS)] for rec in result.records
+    ]
+
+
+def prompt_table(result: ExperimentResult) -> Table:
+    """How often each initial-query prompt variant needed a rewrite or any correction."""
+    headers = ["prompt", "variant", "runs", "rewrite_share", "corrected_share", "rewritten queries"]
+    rows = []
+    for p in result.prompts:
+        examples = "; ".join(f"{e['question']} → {e['rewritten']}" for e in p["examples"]) or "-"
+        rows.append(
+            [
+                p["kind"],
+                p["variant"],
+                fmt(p["runs"]),
+                fmt(p["rewrite_share"]),
+                fmt(p["corrected_share"]),
+                examples,
+            ]
+        )
+    return headers, rows
+
+
+def chosen_text(result: ExperimentResult) -> str:
+    """One sentence naming the chosen configuration and its objective value, or why none."""
+    rec = result.record(result.chosen)
+    obj = result.spec.objective
+    if rec is None:
+        return f"No configuration satisfies the objective ({obj}); no settings file was written."
+    value = fmt(rec[obj.metric])
+    if f"{obj.metric}_lo" in rec:
+        value += f" [{fmt(rec[obj.metric + '_lo'])}, {fmt(rec[obj.metric + '_hi'])}]"
+    return f"{rec['config']} ({rec['label']}): {obj.metric} = {value}; objective: {obj}."
+
+
+def footnotes(result: ExperimentResult) -> list[str]:
+    """Notes, skipped rows and run totals, in words."""
+    t = result.totals
+    lines = list(result.notes)
+    lines.append(
+        f"graph runs: {t['graph_runs']} new, {t['graph_cached']} from the cache (latency as first "
+        f"measured), {t['graph_errors']} failed; evaluation jobs: {t.get('eval_jobs', 0)}, "
+        f"{t.get('eval_resumed', 0)} resumed from the cache, "
+        f"judge LLM calls {t.get('eval_llm_calls', 0)}"
+    )
+    if result.skipped:
+        more = f" (and {len(result.skipped) - 5} more)" if len(result.skipped) > 5 else ""
+        lines.append("skipped rows: " + "; ".join(result.skipped[:5]) + more)
+    return lines
+
+
+def _md_table(table: Table) -> list[str]:
+    headers, rows = table
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(map(cell, headers)) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(map(cell, r)) + " |" for r in rows]
+    return out
+
+
+def render_markdown(result: ExperimentResult) -> str:
+    """report.md: what ran, the choice, quality, cost, prompt variants and notes."""
+    spec = result.spec
+    lines = [f"# Experiment: {spec.name}", ""]
+    if spec.description:
+        lines += [spec.description, ""]
+    lines += [f"- {k}: {v}" for k, v in overview(result).items()]
+    lines += ["", "## Chosen configuration", "", chosen_text(result), ""]
+    if result.chosen:
+        lines += [
+            "Use it: `set -a; . ./best.env; set +a` before `ragloop ask`, or "
+            '`load_settings(_env_file="best.env")`; prompts and all values are in best.toml.',
+            "",
+        ]
+    lines += [
+        "## Quality (mean, bootstrap 95% interval, coverage)",
+        "",
+        *_md_table(quality_table(result)),
+    ]
+    lines += ["", "## Loop and cost (per question)", "", *_md_table(cost_table(result))]
+    lines += ["", "## Prompt variants: how often the loop had to correct the initial query", ""]
+    lines += [*_md_table(prompt_table(result)), "", "## Notes", ""]
+    lines += [f"- {n}" for n in footnotes(result)]
+    return "\n".join(lines) + "\n"
+
+
+def overview(result: ExperimentResult) -> dict[str, str]:
+    """The facts of the run, by name."""
+    spec = result.spec
+    axes = sorted(
+        {k for c in spec.configurations for k in c.values}
+        | {f"prompt_{k}" for c in spec.configurations for k in c.prompt_names}
+    )
+    per_config = len(result.rows) // max(len(result.records), 1)
+    return {
+        "spec": str(spec.path),
+        "dataset": f"{spec.dataset_path} ({per_config} rows run, {len(result.skipped)} skipped)",
+        "corpus": f"{spec.corpus} (web corpus: {spec.web_corpus}, web = {spec.settings.web})",
+        "models": f"llm {spec.llm}, judge {spec.judge_llm}, embeddings {spec.embeddings}",
+        "metrics": ", ".join(spec.metrics),
+        "grid": f"{len(spec.configurations)} configurations over {', '.join(axes) or 'no axis'}",
+        "objective": str(spec.objective),
+    }
+
+
+def _env_value(value: Any) -> str:
+    """A value both ``. best.env`` and dotenv read back unchanged (quoted only when needed)."""
+    text = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    return text if re.fullmatch(r"[\w.,:/@+=-]*", text) else shlex.quote(text)
+
+
+def _comment(text: str) -> str:
+    return "# " + " ".join(text.split())
+
+
+def best_settings(result: ExperimentResult) -> dict[str, Any]:
+    """The chosen configuration's settings that matter to a run (paths and defaults left out)."""
+    config = next(c for c in result.spec.configurations if c.id == result.chosen)
+    values = config.settings.model_dump(mode="json", exclude=LOCAL)
+    default = Settings.model_construct().model_dump(mode="json", exclude=LOCAL)
+    keep = {"llm", "embeddings", "retrievers", "judge_mode", "max_iterations", "k", *config.values}
+    return {k: v for k, v in values.items() if v is not None and (k in keep or v != default.get(k))}
+
+
+def write_best(result: ExperimentResult, out: Path) -> dict[str, Path]:
+    """best.env (RAGLOOP_* lines) and best.toml (settings, prompts) of the chosen configuration."""
+    config = next(c for c in result.spec.configurations if c.id == result.chosen)
+    settings = best_settings(result)
+    corpus = result.spec.corpus
+    head = [
+        _comment(f"ragloop experiment '{result.spec.name}': {chosen_text(result)}"),
+        _comment(f"corpus: {corpus} (index it with: ragloop index {shlex.quote(str(corpus))})"),
+    ]
+    env_lines = [*head, "# use: set -a; . ./best.env; set +a"]
+    env_lines += [f"RAGLOOP_{k.upper()}={_env_value(v)}" for k, v in settings.items()]
+    if config.prompts:
+        env_lines.append("# prompt overrides are not settings: see [prompts] in best.toml")
+    toml = [*head, "", "[settings]"]
+    for key, value in settings.items():
+        text = ",".join(value) if isinstance(value, list) else value
+        toml.append(f"{key} = {json.dumps(text, ensure_ascii=False)}")
+    toml += [
+        "",
+        "[prompts]",
+        *(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in config.prompts.items()),
+    ]
+    paths = {"best.env": out / "best.env", "best.toml": out / "best.toml"}
+    paths["best.env"].write_text("\n".join(env_lines) + "\n", encoding="utf-8")
+    paths["best.toml"].write_text("\n".join(toml) + "\n", encoding="utf-8")
+    return paths
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def write_outputs(result: ExperimentResult, out: Path) -> dict[str, Path]:
+    """Write every output file into ``out`` and return their paths by name."""
+    from ragloop.eval.report_html import render_html
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {n: out / n for n in ("results.csv", "rows.jsonl", "report.md", "report.html")}
+    for stale in ("best.env", "best.toml"):
+        (out / stale).unlink(missing_ok=True)
+    columns = list(result.records[0])
+    with paths["results.csv"].open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(columns)
+        writer.writerows([fmt(rec.get(c)) for c in columns] for rec in result.records)
+    with paths["rows.jsonl"].open("w", encoding="utf-8") as fh:
+        for row in result.rows:
+            fh.write(json.dumps(_json_safe(row), ensure_ascii=False) + "\n")
+    paths["report.md"].write_text(render_markdown(result), encoding="utf-8")
+    paths["report.html"].write_text(render_html(result), encoding="utf-8")
+    if result.chosen:
+        paths.update(write_best(result, out))
+    return paths
