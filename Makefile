@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 export OPENBLAS_NUM_THREADS ?= 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test lint format bench clean
+.PHONY: help demo demo-experiment test lint format bench clean strip-notebooks
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -26,17 +26,23 @@ demo: $(STAMP) ## set up .venv, build the demo index and answer three demo quest
 	$(BIN)/ragloop ask "How do I clear DK-04 on the Kestrel Dock?"
 	$(BIN)/ragloop ask "What is Kestrel Support's phone number in Belgium?"
 
+demo-experiment: $(STAMP) ## compare retriever orders x judge modes offline on the demo QA set (.ragloop/experiments/demo)
+	$(BIN)/ragloop experiment experiments/demo.toml
+
 test: $(STAMP) ## set up .venv and run the whole test suite (offline)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP) ## ruff lint + format check, mypy on src/
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench notebooks
+	$(BIN)/ruff format --check src tests bench notebooks
 	$(BIN)/mypy src
 
 format: $(STAMP) ## apply ruff formatting and safe fixes
 	$(BIN)/ruff check --fix src tests bench
 	$(BIN)/ruff format src tests bench
+
+strip-notebooks: $(STAMP) ## clear notebook outputs before committing
+	$(BIN)/python tests/test_notebooks.py --strip
 
 bench: $(STAMP) ## print the measured figures (retrieval quality and speed, eval calls...)
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
