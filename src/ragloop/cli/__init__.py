@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragloop.errors import RagloopError
 
@@ -23,6 +24,18 @@ app = typer.Typer(
 console = Console()
 err_console = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def progress_bar(label: str = "{task.description}") -> Progress:
+    """The one progress bar style of the CLI: label, bar, done/total, elapsed, on stderr."""
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
 
 
 def friendly(fn: F) -> F:

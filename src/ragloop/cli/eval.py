@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ragloop.cli import app, console, err_console, friendly
+from ragloop.cli import app, console, err_console, friendly, progress_bar
 
 SHOWN_BAD_ROWS = 5
 
@@ -63,8 +62,7 @@ def _run(
     """Run the evaluation, under a progress bar on stderr unless ``quiet``."""
     if quiet:
         return evaluate(dataset, names, chat, emb, **options)
-    columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err_console, transient=True) as bar:
+    with progress_bar("scoring") as bar:
         task = bar.add_task("jobs", total=None)
         return evaluate(
             dataset,

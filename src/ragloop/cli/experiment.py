@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ragloop.cli import app, console, err_console, friendly
+from ragloop.cli import app, console, err_console, friendly, progress_bar
 
 
 def print_summary(result: Any) -> None:
@@ -67,14 +66,7 @@ def experiment_command(
     if quiet:
         result = run_experiment(checked, **options)
     else:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-        ) as bar:
+        with progress_bar() as bar:
             task = bar.add_task("starting", total=None)
             result = run_experiment(
                 checked,

@@ -6,10 +6,9 @@ import time
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ragloop.cli import app, console, err_console, friendly
+from ragloop.cli import app, console, friendly, progress_bar
 from ragloop.config import load_settings
 
 
@@ -30,14 +29,7 @@ def index(
     target = out or settings.index_dir
     started = time.perf_counter()
     emb = get_embeddings(settings.embeddings)
-    with Progress(
-        TextColumn("embedding chunks"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    ) as bar:
+    with progress_bar("embedding chunks") as bar:
         task = bar.add_task("embed", total=None)
         idx = build_index(
             corpus,
