@@ -37,10 +37,10 @@ class MissingColumnsError(RagloopError, ValueError):
         self.metric = metric
         self.missing = list(missing)
         cols = ", ".join(missing)
+        produced = {"response", "retrieved_contexts"} & set(missing)
         super().__init__(
             f"metric '{metric}' needs column(s) {cols} which the sample lacks or leaves empty: "
-            f"add {cols} to the dataset"
-            + (" or run the pipeline first" if {"response", "retrieved_contexts"} & set(missing) else "")
+            f"add {cols} to the dataset" + (" or run the pipeline first" if produced else "")
         )
 
 

@@ -12,7 +12,7 @@ STOPWORDS = frozenset(
     into is it its me my no not of on or our she so that the their them then there these they
     this to was we were what when where which who why will with would you your yours about
     after again all am any because been before being both each few more most other some such
-    than too very just should now also may might must shall""".split()
+    than too very just should now also may might must shall""".split()  # noqa: SIM905
 )
 
 

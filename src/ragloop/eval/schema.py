@@ -123,15 +123,17 @@ def to_sample(row: dict[str, Any] | Sample, notices: set[str] | None = None) -> 
 def _csv_cell(column: str, value: str) -> Any:
     if value == "":
         return None
-    if column in LIST_COLUMNS or column in ("rubrics", "contexts", "ground_truths") or (
-        value[:1] in "[{"
+    if (
+        column in LIST_COLUMNS
+        or column in ("rubrics", "contexts", "ground_truths")
+        or (value[:1] in "[{")
     ):
         try:
             return json.loads(value)
         except json.JSONDecodeError:
             if column in LIST_COLUMNS or column == "contexts":
                 raise DatasetError(
-                    f"column '{column}' must hold a JSON list in CSV, e.g. [\"a\", \"b\"]"
+                    f'column \'{column}\' must hold a JSON list in CSV, e.g. ["a", "b"]'
                 ) from None
     return value
 
@@ -149,8 +151,8 @@ class EvaluationDataset:
         self.samples: list[Sample] = list(samples)
         self.errors: list[RowError] = list(errors)
         self.notices: list[str] = sorted(notices)
-        self.total_rows = total_rows if total_rows is not None else len(self.samples) + len(
-            self.errors
+        self.total_rows = (
+            total_rows if total_rows is not None else len(self.samples) + len(self.errors)
         )
         #: original row index of each sample (bad rows leave gaps)
         self.indices: list[int] = list(range(len(self.samples)))

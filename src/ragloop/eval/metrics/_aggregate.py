@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ragloop.errors import ConfigError
+
 #: the five verdict levels of the intent (eval_lib-style) answer relevancy
 VERDICT_SCORES: dict[str, float] = {
     "fully": 1.0,
@@ -20,8 +22,9 @@ VERDICT_SCORES: dict[str, float] = {
 def check_temperature(temperature: float) -> float:
     """Reject a temperature outside [0, 1] with a message saying what is allowed."""
     if not (isinstance(temperature, int | float) and 0.0 <= float(temperature) <= 1.0):
-        raise ValueError(
-            f"temperature must be within [0, 1] (0.1 strict, 0.5 mean, 1.0 lenient); got {temperature!r}"
+        raise ConfigError(
+            "temperature must be within [0, 1] (0.1 strict, 0.5 mean, 1.0 lenient); "
+            f"got {temperature!r}"
         )
     return float(temperature)
 

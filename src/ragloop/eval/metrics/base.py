@@ -74,9 +74,7 @@ class Metric(ABC):
         self.embeddings = embeddings
         for key, value in params.items():
             if not hasattr(self, key):
-                raise RagloopError(
-                    f"metric '{self.name}' has no parameter '{key}'"
-                )
+                raise RagloopError(f"metric '{self.name}' has no parameter '{key}'")
             setattr(self, key, value)
         if self.needs_llm and llm is None:
             raise RagloopError(
@@ -117,7 +115,7 @@ class Metric(ABC):
             result = await self._ascore(checked)
         except (asyncio.CancelledError, MissingColumnsError):
             raise
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return nan("timeout")
         except Exception as exc:  # noqa: BLE001 - a metric never kills a run
             return nan(f"{type(exc).__name__}: {exc}")
