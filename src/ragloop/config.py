@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     llm: str = "none"
     embeddings: str = "wordllama"
     index_dir: Path = Path(".ragloop/index")
+    #: the corpus the graph answers from; None = the one the index was built from, else the demo
+    corpus_dir: Path | None = None
     data_dir: Path = Path(".ragloop")
     k: int = Field(5, ge=1, le=100)
     retrievers: Annotated[list[str], NoDecode] = Field(

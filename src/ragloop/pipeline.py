@@ -87,6 +87,17 @@ class Pipeline:
         return run_sync(self.arun(question, **kwargs))
 
 
+def _indexed_corpus(index_dir: Path) -> Path | None:
+    """The corpus an existing index was built from (so `ragloop index DIR` then `ask` uses DIR)."""
+    manifest = Path(index_dir) / "manifest.json"
+    if not manifest.is_file():
+        return None
+    import json
+
+    folder = json.loads(manifest.read_text(encoding="utf-8")).get("corpus_dir")
+    return Path(folder) if folder and Path(folder).is_dir() else None
+
+
 def build_pipeline(
     settings: Settings | None = None,
     *,
@@ -111,7 +122,9 @@ def build_pipeline(
     env = os.environ if env is None else env
     emb = embeddings or get_embeddings(settings.embeddings, env=env)
     model = llm if llm is not None else get_chat_model(settings.llm, env=env)
-    corpus = Path(corpus_dir or KB_DIR)
+    corpus = Path(
+        corpus_dir or settings.corpus_dir or _indexed_corpus(settings.index_dir) or KB_DIR
+    )
     index = open_index(
         corpus,
         settings.index_dir,
