@@ -47,3 +47,18 @@ def test_ask_json_and_errors(tmp_path, monkeypatch):
     assert empty.exit_code == 2 and "empty" in empty.output
     no_key = runner.invoke(app, ["ask", "q", "--llm", "openai:gpt-4o-mini"])
     assert no_key.exit_code == 2 and "OPENAI_API_KEY" in no_key.output
+
+
+def test_langgraph_json_points_at_a_compiled_graph(tmp_path, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    spec = json.loads((root / "langgraph.json").read_text())
+    path, attr = spec["graphs"]["ragloop"].split(":")
+    monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "idx"))
+    module_spec = importlib.util.spec_from_file_location("lg_server", root / path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    graph = getattr(module, attr)
+    assert set(graph.get_graph().nodes) >= {"draft", "decide", "retrieve", "judge", "correct"}
