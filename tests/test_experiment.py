@@ -166,6 +166,7 @@ def test_chosen_configuration_is_what_the_objective_picks(first):
     assert ",".join(env.retrievers) == chosen[0]["retrievers"]
     assert env.judge_mode == chosen[0]["judge_mode"] and env.web == "off"
     assert (env.chunk_size, env.max_iterations) == (400, 2)
+    assert env.corpus_dir is not None and env.corpus_dir.name == "corpus"  # not the demo base
     best_toml = tomllib.loads((folder / "out" / "best.toml").read_text(encoding="utf-8"))
     assert best_toml["settings"]["retrievers"] == chosen[0]["retrievers"]
     wanted = {"terse": {"draft": "Answer in one short sentence."}, "default": {}}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragloop.config import Settings
+from ragloop.data import KB_DIR
 from ragloop.eval.stats import ACTIONS, fmt
 
 if TYPE_CHECKING:
@@ -181,6 +182,8 @@ def write_best(result: ExperimentResult, out: Path) -> dict[str, Path]:
     ]
     env_lines = [*head, "# use: set -a; . ./best.env; set +a"]
     env_lines += [f"RAGLOOP_{k.upper()}={_env_value(v)}" for k, v in settings.items()]
+    if corpus is not None and Path(corpus).resolve() != KB_DIR.resolve():
+        env_lines.append(f"RAGLOOP_CORPUS_DIR={_env_value(str(corpus))}")
     if config.prompts:
         env_lines.append("# prompt overrides are not settings: see [prompts] in best.toml")
     toml = [*head, "", "[settings]"]
