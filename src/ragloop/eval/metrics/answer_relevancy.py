@@ -215,10 +215,7 @@ class IntentAnswerRelevancy(LLMMetric):
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
-        try:
-            self.temperature = check_temperature(self.temperature)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
+        self.temperature = check_temperature(self.temperature)  # ConfigError outside [0, 1]
 
     def _compute_score(self, verdicts: Sequence[str]) -> float:
         """Temperature-softmax of the verdict scores."""

@@ -120,10 +120,7 @@ class OfflineAnswerRelevancy(_OfflineMetric):
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
-        try:
-            self.temperature = check_temperature(self.temperature)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
+        self.temperature = check_temperature(self.temperature)  # ConfigError outside [0, 1]
         t = tuple(_unit(x, "each verdict threshold", -1.0) for x in self.verdict_thresholds)
         if len(t) != 4 or list(t) != sorted(t, reverse=True):
             raise ConfigError(
