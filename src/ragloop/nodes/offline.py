@@ -64,6 +64,7 @@ class OfflineStrategies:
         max_sentences: int = 3,
         min_sentence_score: float = 0.25,
         expansion_terms: int = 3,
+        diversity: float = 0.7,
     ):
         self.embeddings = embeddings
         self.cache = cache
@@ -73,6 +74,7 @@ class OfflineStrategies:
         self.max_sentences = max_sentences
         self.min_sentence_score = min_sentence_score
         self.expansion_terms = expansion_terms
+        self.diversity = diversity  # MMR lambda: 1 = relevance only, lower = more varied
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         hit = self.cache.lookup(question) if self.cache else None
@@ -150,7 +152,7 @@ class OfflineStrategies:
             + 0.1 * np.array([contexts[n - 1].get("grade", 1) for _, n in sentences], dtype=float)
         )
         floor = max(self.min_sentence_score, 0.8 * float(relevance.max()))
-        ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences)
+        ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences, self.diversity)
         picked = [i for i in ranked if relevance[i] >= floor] or [int(np.argmax(relevance))]
         picked.sort(key=lambda i: (sentences[i][1], i))  # keep source order for readability
         text = " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in picked)
