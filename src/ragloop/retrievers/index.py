@@ -18,7 +18,7 @@ from ragloop.retrievers.corpus import LoadReport, fingerprint, load_corpus
 from ragloop.retrievers.dense import NormalizedEmbeddings, build_faiss, load_faiss, save_faiss
 from ragloop.retrievers.sparse import build_bm25, load_bm25, save_bm25
 
-FORMAT_VERSION = 2  # 2: Markdown is split at headings
+FORMAT_VERSION = 3  # 2: Markdown split at headings; 3: dense vectors carry the title
 Progress = Callable[[int, int], None]
 
 
