@@ -45,7 +45,7 @@ strip-notebooks: $(STAMP) ## clear notebook outputs before committing
 	$(BIN)/python tests/test_notebooks.py --strip
 
 bench: $(STAMP) ## print the measured figures (retrieval quality and speed, eval calls...)
-	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in bench/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean: ## remove .venv, caches and the demo index
 	rm -rf $(VENV) .ragloop .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist src/*.egg-info
