@@ -15,32 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from ragloop.errors import RagloopError
+from ragloop.redact import REDACTED, redact_text
 
-REDACTED = "[REDACTED]"
-_KEEP = r"\g<1>" + REDACTED  # keep the name ("api_key=", "Authorization: "), drop the value
-#: (pattern, replacement): header values, key=value pairs, then well-known key formats
-_PATTERNS = [
-    (re.compile(r"(?i)\b(bearer\s+)(?=[A-Za-z._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{8,}"), _KEEP),
-    (
-        re.compile(
-            r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)(?:basic\s+|token\s+|bearer\s+)?"
-            r"[^\s\"',;}]+"
-        ),
-        _KEEP,
-    ),
-    (
-        re.compile(
-            r"(?i)\b((?:[a-z]+[_-])?(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|"
-            r"password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]{6,}"
-        ),
-        _KEEP,
-    ),
-    (re.compile(r"\b(?:sk|tvly|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
-    (re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|hf|xox[abprs])_[A-Za-z0-9_\-]{8,}"), REDACTED),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{8,}"), REDACTED),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), REDACTED),
+__all__ = [
+    "REDACTED",
+    "Trace",
+    "TraceStore",
+    "record_turn",
+    "redact",
+    "secret_values",
+    "trace_from_result",
 ]
+
 _SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
 _MIN_SECRET = 8
 
@@ -58,11 +44,7 @@ def redact(
     """``value`` (str, or dict/list of them) with key-like strings and secret env values removed."""
     secrets = secret_values(env) if _secrets is None else _secrets
     if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        for pattern, replacement in _PATTERNS:
-            value = pattern.sub(replacement, value)
-        return value
+        return redact_text(value, secrets)
     if isinstance(value, Mapping):
         return {redact(k, _secrets=secrets): redact(v, _secrets=secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from ragloop.redact import PATTERNS, redact_text
+
 T = TypeVar("T")
 Kind = Literal[
     "timeout",
@@ -36,13 +38,12 @@ _SECRET_PATTERNS = (
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with known secret values and key-like strings replaced by ``***``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "***", text)
-    return text
+    """``text`` with known secret values and key-like strings replaced by ``***``.
+
+    Error messages get the looser runner patterns on top of the shared ones: any bearer
+    value and short ``sk-`` fragments that an SDK may echo.
+    """
+    return redact_text(text, secrets, patterns=(*_SECRET_PATTERNS, *PATTERNS), marker="***")
 
 
 class Skip(Exception):

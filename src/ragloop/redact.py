@@ -1,0 +1,42 @@
+"""One place that knows what a secret looks like: key formats, auth headers, key=value pairs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+REDACTED = "[REDACTED]"
+
+#: a pattern's first group, when it has one, is kept ("api_key=", "Authorization: ")
+PATTERNS = (
+    re.compile(r"(?i)\b(bearer\s+)(?=[A-Za-z._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{8,}"),
+    re.compile(
+        r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)(?:basic\s+|token\s+|bearer\s+)?"
+        r"[^\s\"',;}]+"
+    ),
+    re.compile(
+        r"(?i)\b((?:[a-z]+[_-])?(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|"
+        r"password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]{6,}"
+    ),
+    re.compile(r"\b(?:sk|tvly|pk|rk)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|hf|xox[abprs])_[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{8,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
+)
+
+
+def redact_text(
+    text: str,
+    secrets: Iterable[str] = (),
+    *,
+    patterns: Iterable[re.Pattern[str]] = PATTERNS,
+    marker: str = REDACTED,
+) -> str:
+    """``text`` with each known secret value, then each key-like match, replaced by ``marker``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, marker)
+    for pattern in patterns:
+        text = pattern.sub(lambda m: (m.group(1) or "" if m.re.groups else "") + marker, text)
+    return text
