@@ -89,12 +89,11 @@ class Pipeline:
 
 def _indexed_corpus(index_dir: Path) -> Path | None:
     """The corpus an existing index was built from (so `ragloop index DIR` then `ask` uses DIR)."""
-    manifest = Path(index_dir) / "manifest.json"
-    if not manifest.is_file():
-        return None
-    import json
+    from ragloop.retrievers.index import read_manifest
 
-    folder = json.loads(manifest.read_text(encoding="utf-8")).get("corpus_dir")
+    if not (Path(index_dir) / "manifest.json").is_file():
+        return None
+    folder = read_manifest(index_dir).get("corpus_dir")
     return Path(folder) if folder and Path(folder).is_dir() else None
 
 

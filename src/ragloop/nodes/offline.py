@@ -15,17 +15,13 @@ from ragloop.eval.metrics.offline import (
     OfflineContextRelevance,
     is_noncommittal,
 )
+from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.graph.state import ContextItem
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.base import Assessment, Draft
 from ragloop.text import STOPWORDS, split_sentences, token_f1, token_recall, tokenize
 
 NONCOMMITTAL_DRAFT = "I don't know yet; I need to look this up."
-
-
-def _unit_rows(vectors: list[list[float]]) -> np.ndarray:
-    arr = np.asarray(vectors, dtype=np.float32)
-    return arr / np.maximum(np.linalg.norm(arr, axis=1, keepdims=True), 1e-12)
 
 
 def identifiers(text: str) -> set[str]:
@@ -140,8 +136,8 @@ class OfflineStrategies:
                     headings.append(heading)
         if not sentences:
             return contexts[0]["text"][:400] + " [1]", [1]
-        vecs = _unit_rows(self.embeddings.embed_documents(scored_as))
-        q = _unit_rows([self.embeddings.embed_query(question)])[0]
+        unit = await unit_vectors(self.embeddings, [question, *scored_as])
+        q, vecs = unit[0], unit[1:]
         ids = identifiers(question)
         relevance = (
             vecs @ q
