@@ -59,18 +59,14 @@ def ask(
     if not question.strip():
         raise ConfigError('the question is empty: ragloop ask "your question"')
     settings = load_settings(llm=llm, index_dir=index_dir, max_iterations=max_iterations)
-    order = list(settings.retrievers)
-    if retriever:
-        if retriever not in order:
-            settings = load_settings(
-                llm=llm,
-                index_dir=index_dir,
-                max_iterations=max_iterations,
-                retrievers=[retriever, *order],
-            )
-        else:
-            order.remove(retriever)
-            settings = settings.model_copy(update={"retrievers": [retriever, *order]})
+    if retriever:  # start with it, keep the others in their order; the name is validated
+        rest = [r for r in settings.retrievers if r != retriever]
+        settings = load_settings(
+            llm=llm,
+            index_dir=index_dir,
+            max_iterations=max_iterations,
+            retrievers=[retriever, *rest],
+        )
     with err_console.status("building the pipeline…"):
         pipeline = build_pipeline(settings, corpus_dir=corpus)
     with err_console.status("thinking…"):
