@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from ragloop.config import Settings
 from ragloop.errors import ConfigError
-from ragloop.eval.experiment import run_experiment
-from ragloop.eval.spec import load_spec
-from ragloop.eval.stats import bootstrap_ci
+from ragloop.experiments.experiment import run_experiment
+from ragloop.experiments.spec import load_spec
+from ragloop.experiments.stats import bootstrap_ci
 from tests.conftest import CORPUS, FIXTURES
 
 QA = FIXTURES / "qa.jsonl"
@@ -185,7 +185,7 @@ def test_rerun_is_served_from_the_cache(first, wordllama):
 
 
 def test_an_interrupted_run_resumes(tmp_path, wordllama, monkeypatch):
-    import ragloop.eval.runs as runs
+    import ragloop.experiments.runs as runs
 
     spec = write_spec(tmp_path)
     real, calls = runs.aevaluate, []

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ragloop.eval.experiment import run_experiment
+from ragloop.experiments.experiment import run_experiment
 from tests.test_experiment import write_spec
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

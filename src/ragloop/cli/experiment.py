@@ -14,8 +14,8 @@ from ragloop.cli import app, console, err_console, friendly, progress_bar
 
 def print_summary(result: Any) -> None:
     """The per-configuration table, the choice and where the files are."""
-    from ragloop.eval.report import chosen_text, footnotes
-    from ragloop.eval.stats import fmt
+    from ragloop.experiments.stats import fmt
+    from ragloop.experiments.tables import chosen_text, footnotes
 
     spec, goal = result.spec, result.spec.objective.metric
     table = Table(title=f"ragloop experiment {spec.name}: {len(result.records)} configurations")
@@ -58,8 +58,8 @@ def experiment_command(
     no_cache: bool = typer.Option(False, "--no-cache", help="re-run every graph run and score"),
 ) -> None:
     """Compare configurations (retrievers, prompts, judge modes) on a dataset and pick the best."""
-    from ragloop.eval.experiment import run_experiment
-    from ragloop.eval.spec import load_spec
+    from ragloop.experiments.experiment import run_experiment
+    from ragloop.experiments.spec import load_spec
 
     checked = load_spec(spec)  # every problem in the spec is reported before any work
     options: dict[str, Any] = {"out": out or checked.out, "env": os.environ, "cache": not no_cache}

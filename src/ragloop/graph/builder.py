@@ -8,7 +8,6 @@ from langgraph.graph import END, START, StateGraph
 
 from ragloop.config import Context
 from ragloop.graph.routing import after_correct, after_decide, after_judge
-from ragloop.graph.state import State
 from ragloop.nodes.answer import make_answer
 from ragloop.nodes.base import Deps
 from ragloop.nodes.correct import make_correct
@@ -17,6 +16,7 @@ from ragloop.nodes.draft import make_draft
 from ragloop.nodes.judge import make_judge
 from ragloop.nodes.retrieve import make_retrieve
 from ragloop.nodes.score import make_score
+from ragloop.state import State
 
 
 def recursion_limit(max_iterations: int) -> int:

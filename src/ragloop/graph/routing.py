@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ragloop.graph.state import State
+from ragloop.state import State
 
 
 def after_decide(state: State) -> Literal["retrieve", "answer"]:

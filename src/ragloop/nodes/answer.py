@@ -7,8 +7,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context
-from ragloop.graph.state import State, add_step
 from ragloop.nodes.base import Deps
+from ragloop.state import State, add_step
 
 NOT_FOUND = "I could not find an answer to this in the sources I can search."
 

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 
 from ragloop.eval.metrics.base import MetricResult
-from ragloop.graph.state import ContextItem
+from ragloop.state import ContextItem
 
 
 @dataclass

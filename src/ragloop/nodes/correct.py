@@ -7,8 +7,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context
-from ragloop.graph.state import Action, State, add_step
 from ragloop.nodes.base import Deps
+from ragloop.state import Action, State, add_step
 
 #: by verdict: low relevance -> other retriever or rewrite; relevant but incomplete -> web
 BY_VERDICT = {

@@ -8,8 +8,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context
-from ragloop.graph.state import ContextItem, Judgment, State, add_step
 from ragloop.nodes.base import Deps, Draft
+from ragloop.state import ContextItem, Judgment, State, add_step
 from ragloop.text import split_sentences
 
 

@@ -12,10 +12,10 @@ from pydantic import BaseModel, Field
 from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
 from ragloop.eval.metrics.base import MetricResult, get_metric
-from ragloop.graph.state import ContextItem
 from ragloop.nodes import prompts
 from ragloop.nodes.base import Assessment, Draft
 from ragloop.nodes.offline import OfflineStrategies
+from ragloop.state import ContextItem
 
 _CITE = re.compile(r"\[(\d+)\]")
 

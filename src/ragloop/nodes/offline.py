@@ -16,9 +16,9 @@ from ragloop.eval.metrics.offline import (
     is_noncommittal,
 )
 from ragloop.eval.metrics.semantic import unit_vectors
-from ragloop.graph.state import ContextItem
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.base import Assessment, Draft
+from ragloop.state import ContextItem
 from ragloop.text import STOPWORDS, split_sentences, token_f1, token_recall, tokenize
 
 NONCOMMITTAL_DRAFT = "I don't know yet; I need to look this up."

@@ -8,8 +8,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context
-from ragloop.graph.state import State, add_step
 from ragloop.nodes.base import Deps
+from ragloop.state import State, add_step
 
 
 def make_score(deps: Deps) -> Any:

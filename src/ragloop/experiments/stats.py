@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ragloop.eval.spec_grid import Configuration
+from ragloop.experiments.grid import Configuration
 
 DECIMALS = 4
 ACTIONS = ("rewrite", "swap", "web")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragloop.eval.spec_checks import spec_error
+from ragloop.experiments.checks import spec_error
 
 #: per-configuration figures an objective or constraint may name (besides metric means)
 COST_FIELDS = (

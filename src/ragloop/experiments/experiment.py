@@ -4,37 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragloop._async import run_sync
 from ragloop.eval.cache import Store, digest
-from ragloop.eval.objective import choose
-from ragloop.eval.runs import GridRunner, Progress, build_identity
-from ragloop.eval.spec import ExperimentSpec, load_spec
-from ragloop.eval.stats import prompt_variants, summarize
+from ragloop.experiments.objective import choose
+from ragloop.experiments.report import write_outputs
+from ragloop.experiments.result import ExperimentResult
+from ragloop.experiments.runs import GridRunner, Progress, build_identity
+from ragloop.experiments.spec import ExperimentSpec, load_spec
+from ragloop.experiments.stats import prompt_variants, summarize
 
 __all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
-
-
-@dataclass
-class ExperimentResult:
-    """Everything an experiment produced; ``records`` are the rows of results.csv."""
-
-    spec: ExperimentSpec
-    records: list[dict[str, Any]]
-    rows: list[dict[str, Any]]
-    prompts: list[dict[str, Any]]
-    chosen: str | None
-    totals: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    files: dict[str, Path] = field(default_factory=dict)
-
-    def record(self, config_id: str | None) -> dict[str, Any] | None:
-        """The results.csv record of one configuration."""
-        return next((r for r in self.records if r["config"] == config_id), None)
 
 
 def _pipeline(spec: ExperimentSpec, env: Mapping[str, str], chat: Any, emb: Any) -> Any:
@@ -118,7 +100,6 @@ async def arun_experiment(
         notes=list(spec.notes),
         skipped=grid.skipped,
     )
-    from ragloop.eval.report import write_outputs
 
     result.files = write_outputs(result, Path(out if out is not None else spec.out))
     return result

@@ -9,10 +9,10 @@ from typing import Any
 
 from ragloop.config import Settings
 from ragloop.errors import ConfigError
-from ragloop.eval.objective import Objective, parse_objective
 from ragloop.eval.schema import EvaluationDataset
-from ragloop.eval.spec_checks import check_dataset, check_metrics, check_paths, spec_error
-from ragloop.eval.spec_grid import Configuration, checked_settings, expand_grid
+from ragloop.experiments.checks import check_dataset, check_metrics, check_paths, spec_error
+from ragloop.experiments.grid import Configuration, checked_settings, expand_grid
+from ragloop.experiments.objective import Objective, parse_objective
 
 __all__ = ["Configuration", "ExperimentSpec", "Objective", "load_spec"]
 

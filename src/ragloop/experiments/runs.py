@@ -16,11 +16,11 @@ from typing import Any
 from ragloop.eval.cache import Store, digest
 from ragloop.eval.runner import aevaluate
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
-from ragloop.eval.spec import ExperimentSpec
-from ragloop.eval.spec_checks import usable_rows
-from ragloop.eval.spec_grid import Configuration
-from ragloop.eval.stats import context_hit
 from ragloop.eval.wrappers import model_identity
+from ragloop.experiments.checks import usable_rows
+from ragloop.experiments.grid import Configuration
+from ragloop.experiments.spec import ExperimentSpec
+from ragloop.experiments.stats import context_hit
 
 #: progress(done, total, what): units are graph runs plus evaluation jobs across the grid
 Progress = Callable[[int, int, str], Any]

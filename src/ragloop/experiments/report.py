@@ -12,88 +12,22 @@ from typing import TYPE_CHECKING, Any
 
 from ragloop.config import Settings
 from ragloop.data import KB_DIR
-from ragloop.eval.stats import ACTIONS, fmt
+from ragloop.experiments.stats import fmt
+from ragloop.experiments.tables import (
+    Table,
+    chosen_text,
+    cost_table,
+    footnotes,
+    overview,
+    prompt_table,
+    quality_table,
+)
 
 if TYPE_CHECKING:
-    from ragloop.eval.experiment import ExperimentResult
+    from ragloop.experiments.result import ExperimentResult
 
-Table = tuple[list[str], list[list[str]]]
-COST_COLUMNS = [
-    "mean_iterations", "cap_share", *(f"actions_{a}" for a in ACTIONS), "rewrite_share",
-    "corrected_share", "llm_calls_per_question", "tokens_per_question", "latency_p50_ms",
-    "latency_p95_ms", "context_hit_rate", "feasible", "chosen",
-]  # fmt: skip
 #: settings never written to best.env: machine-local paths
 LOCAL = {"index_dir", "data_dir"}
-
-
-def quality_table(result: ExperimentResult) -> Table:
-    """Each metric's mean, bootstrap 95% interval and coverage, one row per configuration."""
-    headers = ["config", "label"]
-    for m in result.spec.metrics:
-        headers += [m, f"{m} 95% CI", f"{m} coverage"]
-    rows = []
-    for rec in result.records:
-        row = [rec["config"], rec["label"]]
-        for m in result.spec.metrics:
-            ci = f"[{fmt(rec[f'{m}_lo'])}, {fmt(rec[f'{m}_hi'])}]" if fmt(rec[m]) else ""
-            row += [fmt(rec[m]), ci, fmt(rec[f"{m}_coverage"])]
-        rows.append(row)
-    return headers, rows
-
-
-def cost_table(result: ExperimentResult) -> Table:
-    """Loop behaviour and cost per configuration (columns named as in results.csv)."""
-    return ["config", *COST_COLUMNS], [
-        [rec["config"], *(fmt(rec[c]) for c in COST_COLUMNS)] for rec in result.records
-    ]
-
-
-def prompt_table(result: ExperimentResult) -> Table:
-    """How often each initial-query prompt variant needed a rewrite or any correction."""
-    headers = ["prompt", "variant", "runs", "rewrite_share", "corrected_share", "rewritten queries"]
-    rows = []
-    for p in result.prompts:
-        examples = "; ".join(f"{e['question']} → {e['rewritten']}" for e in p["examples"]) or "-"
-        rows.append(
-            [
-                p["kind"],
-                p["variant"],
-                fmt(p["runs"]),
-                fmt(p["rewrite_share"]),
-                fmt(p["corrected_share"]),
-                examples,
-            ]
-        )
-    return headers, rows
-
-
-def chosen_text(result: ExperimentResult) -> str:
-    """One sentence naming the chosen configuration and its objective value, or why none."""
-    rec = result.record(result.chosen)
-    obj = result.spec.objective
-    if rec is None:
-        return f"No configuration satisfies the objective ({obj}); no settings file was written."
-    value = fmt(rec[obj.metric])
-    if f"{obj.metric}_lo" in rec:
-        value += f" [{fmt(rec[obj.metric + '_lo'])}, {fmt(rec[obj.metric + '_hi'])}]"
-    return f"{rec['config']} ({rec['label']}): {obj.metric} = {value}; objective: {obj}."
-
-
-def footnotes(result: ExperimentResult) -> list[str]:
-    """Notes, skipped rows and run totals, in words."""
-    t = result.totals
-    lines = list(result.notes)
-    lines.append(
-        f"graph runs: {t['graph_runs']} new, {t['graph_cached']} from the cache (latency as first "
-        f"measured), {t['graph_errors']} failed; evaluation jobs: {t.get('eval_jobs', 0)}, "
-        f"{t.get('eval_resumed', 0)} resumed from the cache, "
-        f"judge LLM calls {t.get('eval_llm_calls', 0)}"
-    )
-    if result.skipped:
-        more = f" (and {len(result.skipped) - 5} more)" if len(result.skipped) > 5 else ""
-        lines.append("skipped rows: " + "; ".join(result.skipped[:5]) + more)
-    return lines
 
 
 def _md_table(table: Table) -> list[str]:
@@ -131,25 +65,6 @@ def render_markdown(result: ExperimentResult) -> str:
     lines += [*_md_table(prompt_table(result)), "", "## Notes", ""]
     lines += [f"- {n}" for n in footnotes(result)]
     return "\n".join(lines) + "\n"
-
-
-def overview(result: ExperimentResult) -> dict[str, str]:
-    """The facts of the run, by name."""
-    spec = result.spec
-    axes = sorted(
-        {k for c in spec.configurations for k in c.values}
-        | {f"prompt_{k}" for c in spec.configurations for k in c.prompt_names}
-    )
-    per_config = len(result.rows) // max(len(result.records), 1)
-    return {
-        "spec": str(spec.path),
-        "dataset": f"{spec.dataset_path} ({per_config} rows run, {len(result.skipped)} skipped)",
-        "corpus": f"{spec.corpus} (web corpus: {spec.web_corpus}, web = {spec.settings.web})",
-        "models": f"llm {spec.llm}, judge {spec.judge_llm}, embeddings {spec.embeddings}",
-        "metrics": ", ".join(spec.metrics),
-        "grid": f"{len(spec.configurations)} configurations over {', '.join(axes) or 'no axis'}",
-        "objective": str(spec.objective),
-    }
 
 
 def _env_value(value: Any) -> str:
@@ -213,7 +128,7 @@ def _json_safe(value: Any) -> Any:
 
 def write_outputs(result: ExperimentResult, out: Path) -> dict[str, Path]:
     """Write every output file into ``out`` and return their paths by name."""
-    from ragloop.eval.report_html import render_html
+    from ragloop.experiments.report_html import render_html
 
     out.mkdir(parents=True, exist_ok=True)
     paths = {n: out / n for n in ("results.csv", "rows.jsonl", "report.md", "report.html")}

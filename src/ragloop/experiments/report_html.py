@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from matplotlib.figure import Figure
 
-from ragloop.eval.report import (
+from ragloop.experiments.tables import (
     Table,
     chosen_text,
     cost_table,
@@ -21,7 +21,7 @@ from ragloop.eval.report import (
 )
 
 if TYPE_CHECKING:
-    from ragloop.eval.experiment import ExperimentResult
+    from ragloop.experiments.result import ExperimentResult
 
 CHOSEN, OTHER = "#d62728", "#1f77b4"
 STYLE = """

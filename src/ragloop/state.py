@@ -1,8 +1,14 @@
-"""The graph state. Every field is overwritten by the node that owns it; nothing accumulates."""
+"""The graph state types, shared by the nodes and the graph builder (neither imports the other).
+
+Every field is overwritten by the node that owns it; nothing accumulates. The TypedDicts come from
+``typing_extensions`` so LangGraph Server can publish input/output schemas on Python 3.11.
+"""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict
 
 
 class ContextItem(TypedDict, total=False):

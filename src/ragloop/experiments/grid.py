@@ -9,7 +9,7 @@ from typing import Any
 
 from ragloop.config import Context, Settings, load_settings
 from ragloop.errors import RagloopError
-from ragloop.eval.spec_checks import spec_error
+from ragloop.experiments.checks import spec_error
 
 #: grid axes: Context fields that are also Settings (so the winner fits a settings file)
 AXES = (
