@@ -1,0 +1,265 @@
+"""The real-corpus benchmark data: Debian's PostgreSQL reference pages and ~360 questions on them.
+
+API (import with bench/ on sys.path, as the bench scripts do: ``from _pgdocs import ...``)::
+
+    corpus_root() -> Path                 # the installed HTML docs; apt-get installs them as root,
+                                          # else PgDocsMissing says how to install them
+    select_pages(root, n=310) -> list[Path]   # reference pages: sql-*, functions-*, app-*,
+                                          # runtime-config-*, then datatype-*, ddl-*, indexes-*
+    build_corpus(dest=None) -> Path       # copies those pages into dest (default
+                                          # .ragloop/bench/pgdocs/corpus); index exactly that folder
+    load_questions(root, seed=0, per_kind=None) -> list[Question]
+                                          # root: the corpus folder (or the Debian html folder)
+    passage_hit(text, q, source=None) -> bool  # a chunk's text holds the defining passage
+    page_hit(source, q) -> bool           # a chunk comes from the gold page
+    KINDS = ("named", "paraphrase", "natural")
+
+Kinds: ``named`` asks by name ("What does the SQL command CREATE INDEX do?"); ``paraphrase``
+rewords the target's description and never contains its name; ``natural`` are hand-written
+"how do I ..." questions (bench/data/pgdocs_natural.jsonl). Gold is the passage: each question
+carries 1-3 verbatim snippets of the defining passage (a command's first Description sentence,
+a function's description cell, a setting's description paragraph), each occurring on no other
+selected page. ``per_kind`` caps each kind (int, or a dict by kind); the default keeps 150
+named, 150 paraphrase and every natural question. Sampling is deterministic for a seed and
+round-robins over target types and pages, so no page gives more than a few questions a kind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from _pgdocs_parse import Target, clean, page_name, parse, squash
+from _pgdocs_phrase import named, paraphrase
+from rapidfuzz import fuzz
+
+KINDS = ("named", "paraphrase", "natural")
+DEBIAN_PACKAGE = "postgresql-doc-15"
+GROUPS = ("sql-", "functions-", "app-", "runtime-config-", "datatype-", "ddl-", "indexes-")
+HERE = Path(__file__).resolve().parent
+NATURAL_PATH = HERE / "data" / "pgdocs_natural.jsonl"
+DEFAULT_DEST = HERE.parent / ".ragloop" / "bench" / "pgdocs" / "corpus"
+DEFAULT_PER_KIND = {"named": 150, "paraphrase": 150, "natural": None}
+MARKER = ".ragloop-bench-corpus"
+FUZZY_MIN = 90  # partial_ratio for a snippet cut by a chunk boundary or extracted differently
+FUZZY_LEN = 50  # shorter snippets must match exactly: "bytes in the string" ~ "binary string"
+
+
+class PgDocsMissing(RuntimeError):
+    """The PostgreSQL HTML documentation is not installed."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One bench question with its gold page and gold passage snippets."""
+
+    id: str
+    kind: str  # one of KINDS
+    question: str
+    gold_page: str  # file name in the corpus folder, e.g. "sql-createindex.html"
+    gold_snippets: tuple[str, ...]
+    name: str = ""  # what the answer should name ("CREATE INDEX"); "" for natural questions
+    target_kind: str = ""  # command | program | function | setting | natural
+
+
+def _installed() -> Path | None:
+    found = sorted(Path("/usr/share/doc").glob("postgresql-doc-*/html"), reverse=True)
+    preferred = [p for p in found if p.parent.name == DEBIAN_PACKAGE]
+    return (preferred or found or [None])[0]
+
+
+def corpus_root() -> Path:
+    """The Debian PostgreSQL HTML docs; installs the package when root with apt-get, else raises."""
+    root = _installed()
+    if root is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"installing {DEBIAN_PACKAGE} with apt-get ...", file=sys.stderr)
+        cmd = ["apt-get", "install", "-y", "-qq", DEBIAN_PACKAGE]
+        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
+        root = _installed()
+    if root is None:
+        raise PgDocsMissing(
+            f"PostgreSQL docs not found: install them with `sudo apt-get install {DEBIAN_PACKAGE}`"
+        )
+    return root
+
+
+def select_pages(root: Path, n: int = 310) -> list[Path]:
+    """The reference pages under root (plain or .html.gz), group by group, at most n."""
+    pages: list[Path] = []
+    for group in GROUPS:
+        found = {page_name(p): p for p in root.glob(f"{group}*.html*")}
+        pages += [found[k] for k in sorted(found) if k.endswith(".html")]
+    return pages[:n]
+
+
+def build_corpus(dest: Path | None = None, root: Path | None = None) -> Path:
+    """Copy (hardlink where possible) the selected pages into dest, a folder this module owns."""
+    dest = Path(dest or DEFAULT_DEST)
+    pages = select_pages(root or corpus_root())
+    if dest.exists() and any(dest.iterdir()) and not (dest / MARKER).exists():
+        raise FileExistsError(f"{dest} holds files this bench did not write: pass another dest")
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / MARKER).write_text("written by bench/_pgdocs.py\n", encoding="utf-8")
+    wanted = {page_name(p): p for p in pages}
+    for stale in dest.glob("*.html"):
+        if stale.name not in wanted:
+            stale.unlink()
+    for name, src in wanted.items():
+        target = dest / name
+        if (
+            target.exists()
+            and src.suffix == ".html"
+            and target.stat().st_size == src.stat().st_size
+        ):
+            continue
+        tmp = dest / f".{name}.tmp"
+        tmp.unlink(missing_ok=True)
+        try:
+            if src.suffix == ".gz":
+                raise OSError("compressed")
+            os.link(src, tmp)
+        except OSError:
+            from _pgdocs_parse import read_page
+
+            with open(tmp, "wb") as fh:
+                fh.write(read_page(src))
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    return dest
+
+
+def _unique(snippets: tuple[str, ...], page: str, keys: dict[str, str]) -> tuple[str, ...]:
+    """The snippets whose matching key occurs on `page` and on no other page (at most 2)."""
+    out = []
+    for snip in snippets:
+        key = squash(snip)
+        holders = [p for p, text in keys.items() if key in text]
+        if holders == [page]:
+            out.append(snip)
+    return tuple(out[:2])
+
+
+def _natural(path: Path, keys: dict[str, str]) -> list[Question]:
+    """The hand-written questions whose page is in the corpus and whose snippets occur on it."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            page, snippets = row["gold_page"], tuple(row["gold_snippets"])
+            text = keys[page]
+            missing = [s for s in snippets if squash(s) not in text]
+            if missing or not snippets:
+                raise ValueError(f"snippet not on {page}: {missing[:1]}")
+            out.append(
+                Question(f"natural/{n}", "natural", row["question"], page, snippets, "", "natural")
+            )
+        except (KeyError, ValueError, TypeError) as exc:
+            warnings.warn(f"{path.name}:{n}: skipped ({type(exc).__name__}: {exc})", stacklevel=2)
+    return out
+
+
+def _balanced(cands: list[Question], cap: int | None, rng: random.Random) -> list[Question]:
+    """Up to cap questions, round-robin over target types, then over pages within a type."""
+    if cap is None or cap >= len(cands):
+        return list(cands)
+    streams = []
+    by_type: dict[str, dict[str, list[Question]]] = defaultdict(lambda: defaultdict(list))
+    for q in cands:
+        by_type[q.target_kind][q.gold_page].append(q)
+    for tkind in sorted(by_type):
+        pages = [rng.sample(qs, len(qs)) for _, qs in sorted(by_type[tkind].items())]
+        rng.shuffle(pages)
+        depth = max(len(p) for p in pages)
+        streams.append([p[i] for i in range(depth) for p in pages if i < len(p)])
+    out: list[Question] = []
+    while len(out) < cap and any(streams):
+        for stream in streams:
+            if stream and len(out) < cap:
+                out.append(stream.pop(0))
+    return out
+
+
+def load_questions(
+    root: Path,
+    seed: int = 0,
+    per_kind: int | dict[str, int | None] | None = None,
+    natural_path: Path = NATURAL_PATH,
+) -> list[Question]:
+    """Questions of every kind on the pages under root, deterministic for a seed."""
+    keys: dict[str, str] = {}
+    targets: list[Target] = []
+    for path in select_pages(Path(root)):
+        text, found = parse(path)
+        keys[page_name(path)] = squash(text)
+        targets += found
+    if not targets:
+        raise PgDocsMissing(f"no PostgreSQL reference pages under {root}: run build_corpus()")
+    caps = dict(DEFAULT_PER_KIND)
+    if isinstance(per_kind, int):
+        caps = dict.fromkeys(KINDS, per_kind)
+    elif isinstance(per_kind, dict):
+        caps.update(per_kind)
+    rng = random.Random(seed)
+    shared: dict[str, int] = defaultdict(int)
+    pages_of: dict[str, set[str]] = defaultdict(set)
+    for t in targets:
+        shared[t.purpose.casefold()] += 1
+        pages_of[t.name.casefold()].add(t.page)
+    cands: dict[str, list[Question]] = {k: [] for k in KINDS}
+    for t in targets:
+        gold = _unique(t.snippets, t.page, keys)
+        if not gold:
+            continue
+        qid = f"{t.page.removesuffix('.html')}/{t.name}"
+        if len(pages_of[t.name.casefold()]) == 1:  # "length" lives on several pages: skip it
+            q = Question(f"named/{qid}", "named", named(t, rng), t.page, gold, t.name, t.kind)
+            cands["named"].append(q)
+        text = paraphrase(t, rng) if shared[t.purpose.casefold()] == 1 else None
+        if text:
+            q = Question(f"paraphrase/{qid}", "paraphrase", text, t.page, gold, t.name, t.kind)
+            cands["paraphrase"].append(q)
+    if natural_path.exists():
+        cands["natural"] = _natural(natural_path, keys)
+    out: list[Question] = []
+    for kind in KINDS:
+        out += _balanced(cands[kind], caps.get(kind), random.Random(f"{seed}/{kind}"))
+    return out
+
+
+def _norm(text: str) -> str:
+    return clean(text).casefold()
+
+
+def passage_hit(text: str, q: Question, source: str | None = None) -> bool:
+    """True when text holds a gold snippet (normalised containment, else partial_ratio >= 90).
+
+    With a source, the chunk must also come from the gold page.
+    """
+    if source is not None and not page_hit(source, q):
+        return False
+    key = squash(text)
+    if any(squash(s) in key for s in q.gold_snippets):
+        return True
+    norm = _norm(text)
+    return any(
+        fuzz.partial_ratio(_norm(s), norm) >= FUZZY_MIN
+        for s in q.gold_snippets
+        if len(s) >= FUZZY_LEN
+    )
+
+
+def page_hit(source: str, q: Question) -> bool:
+    """True when a chunk's source (a path, file name or chunk id) names the gold page."""
+    name = Path(str(source).split("#", 1)[0]).name
+    return name == q.gold_page or name == q.gold_page + ".gz"
