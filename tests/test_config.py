@@ -20,8 +20,8 @@ def test_env_prefix_and_list_parsing(monkeypatch):
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [
-        ({"retrievers": "dense,bogus"}, "allowed: dense, sparse, hybrid"),
-        ({"llm": "gpt-4o"}, "'none' or 'openai:<model>'"),
+        ({"retrievers": "dense,bogus"}, "known retrievers: dense, hybrid, sparse"),
+        ({"llm": "gpt-4o"}, "'none', '<provider>:<model>'"),
         ({"embeddings": "bert"}, "'wordllama' or 'openai:<model>'"),
         ({"max_iterations": -1}, "max_iterations"),
         ({"retrieval": "sometimes"}, "retrieval"),

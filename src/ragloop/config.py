@@ -11,7 +11,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from ragloop.errors import ConfigError
 
-KNOWN_RETRIEVERS = ("dense", "sparse", "hybrid")
+#: the default retriever order; any registered name is accepted (retrievers/registry.py)
+DEFAULT_RETRIEVERS = ("dense", "sparse", "hybrid")
 RETRIEVAL_MODES = ("auto", "always", "never")
 WEB_MODES = ("auto", "tavily", "corpus", "off")
 
@@ -37,8 +38,14 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".ragloop")
     k: int = Field(5, ge=1, le=100)
     retrievers: Annotated[list[str], NoDecode] = Field(
-        default_factory=lambda: list(KNOWN_RETRIEVERS)
+        default_factory=lambda: list(DEFAULT_RETRIEVERS)
     )
+    #: seconds one LLM request may take; None = no limit
+    llm_timeout: float | None = Field(60.0, gt=0)
+    #: cap on tokens an LLM reply may have (a small model otherwise writes to its context end)
+    llm_max_tokens: int | None = Field(1024, ge=1)
+    #: retries of a failed LLM request by the client (the eval runner retries jobs itself)
+    llm_max_retries: int = Field(2, ge=0, le=20)
     max_iterations: int = Field(3, ge=0, le=20)
     retrieval: Literal["auto", "always", "never"] = "auto"
     web: Literal["auto", "tavily", "corpus", "off"] = "auto"
@@ -59,26 +66,23 @@ class Settings(BaseSettings):
     @field_validator("llm")
     @classmethod
     def _llm(cls, v: str) -> str:
-        return _check_spec(v, "llm", ("none",))
+        from ragloop.plugins.specs import check_chat_spec
+
+        return check_chat_spec(v)
 
     @field_validator("embeddings")
     @classmethod
     def _emb(cls, v: str) -> str:
-        return _check_spec(v, "embeddings", ("wordllama",))
+        from ragloop.plugins.models import embeddings_names
+
+        return _check_spec(v, "embeddings", ("wordllama", *embeddings_names()))
 
     @field_validator("retrievers", mode="before")
     @classmethod
     def _retrievers(cls, v: Any) -> list[str]:
-        names = [s.strip() for s in v.split(",")] if isinstance(v, str) else list(v)
-        names = [n for n in names if n]
-        if not names:
-            raise ValueError("retrievers must name at least one of " + ", ".join(KNOWN_RETRIEVERS))
-        for n in names:
-            if n not in KNOWN_RETRIEVERS:
-                raise ValueError(f"unknown retriever '{n}'; allowed: {', '.join(KNOWN_RETRIEVERS)}")
-        if len(set(names)) != len(names):
-            raise ValueError("retrievers must not repeat a name")
-        return names
+        from ragloop.plugins.specs import check_retriever_names
+
+        return check_retriever_names(v)
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -99,7 +103,7 @@ def load_settings(**overrides: Any) -> Settings:
 class Context:
     """Plain per-run configuration handed to the graph as its LangGraph context."""
 
-    retrievers: tuple[str, ...] = KNOWN_RETRIEVERS
+    retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
     k: int = 5
     max_iterations: int = 3
     retrieval: str = "auto"
@@ -112,6 +116,15 @@ class Context:
     #: corrective actions to try, in order; empty = by verdict (see nodes/correct.py)
     correct_order: tuple[str, ...] = ()
     prompts: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # a server context arrives as JSON: a list or "a,b" string becomes the tuple
+        for name in ("retrievers", "correct_order"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            if not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(value))
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> Context:

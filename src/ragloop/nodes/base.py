@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 
 from ragloop.eval.metrics.base import MetricResult
+from ragloop.retrievers.adapters import stable_chunk_id
 from ragloop.state import ContextItem
 
 
@@ -72,15 +73,20 @@ class Deps:
     extras: dict[str, Any] = field(default_factory=dict)
 
     def available_retrievers(self, order: tuple[str, ...]) -> list[str]:
-        """The configured retriever order, restricted to those that exist."""
-        return [name for name in order if name in self.retrievers]
+        """The configured retriever order; a name no retriever answers to is a clear error."""
+        unknown = [name for name in order if name not in self.retrievers]
+        if unknown:
+            from ragloop.errors import unknown_name
+
+            raise unknown_name("retriever", unknown[0], list(self.retrievers))
+        return list(order)
 
 
 def to_item(doc: Document, origin: str = "kb") -> ContextItem:
     """A LangChain document as a context item of the state."""
     meta = doc.metadata
     return ContextItem(
-        id=str(doc.id or meta.get("id") or meta.get("source") or hash(doc.page_content)),
+        id=str(doc.id or meta.get("id") or stable_chunk_id(doc)),
         text=doc.page_content,
         source=str(meta.get("source", "")),
         title=str(meta.get("title", "")),
@@ -91,7 +97,14 @@ def to_item(doc: Document, origin: str = "kb") -> ContextItem:
 
 
 async def search(retriever: Any, query: str, k: int) -> list[Document]:
-    """Run any retriever: ragloop's scored ones with ``k``, else LangChain's ``ainvoke``."""
+    """Run any retriever: ragloop's scored ones with ``k``, else LangChain's ``ainvoke``.
+
+    A raw ``VectorStore`` or ``BaseRetriever`` handed in by a caller is adapted first: a
+    store's own ``asearch(query, search_type)`` must never receive ``k``.
+    """
+    from ragloop.retrievers.adapters import adapt
+
+    retriever = adapt(retriever, getattr(retriever, "name", None) or "retriever", k)
     if hasattr(retriever, "search") and not hasattr(retriever, "asearch"):
         from ragloop.retrievers.base import with_score
 
