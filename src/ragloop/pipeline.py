@@ -44,6 +44,14 @@ class Pipeline:
         self.context = context
         self.model = model
         self.graph = build_graph(deps, checkpointer=checkpointer)
+        #: what it answers from (corpus, index, web), filled in by ``build_pipeline``
+        self.sources: dict[str, str] = {}
+
+    def describe_sources(self) -> str:
+        """One line naming the corpus, index and web source in use (for headers and ``ask``)."""
+        if not self.sources:
+            return "sources: supplied by the caller"
+        return " · ".join(f"{k} {v}" for k, v in self.sources.items())
 
     async def arun(
         self,
@@ -87,14 +95,17 @@ class Pipeline:
         return run_sync(self.arun(question, **kwargs))
 
 
-def _indexed_corpus(index_dir: Path) -> Path | None:
-    """The corpus an existing index was built from (so `ragloop index DIR` then `ask` uses DIR)."""
-    from ragloop.retrievers.index import read_manifest
+def chat_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> Any:
+    """The chat model ``settings.llm`` names, with its timeout / max_tokens / max_retries."""
+    from ragloop.providers import get_chat_model
 
-    if not (Path(index_dir) / "manifest.json").is_file():
-        return None
-    folder = read_manifest(index_dir).get("corpus_dir")
-    return Path(folder) if folder and Path(folder).is_dir() else None
+    return get_chat_model(
+        settings.llm,
+        env=os.environ if env is None else env,
+        timeout=settings.llm_timeout,
+        max_tokens=settings.llm_max_tokens,
+        max_retries=settings.llm_max_retries,
+    )
 
 
 def build_pipeline(
@@ -106,24 +117,31 @@ def build_pipeline(
     corpus_dir: str | Path | None = None,
     web_corpus_dir: str | Path | None = None,
     checkpointer: Any = None,
+    demo: bool = False,
+    force: bool = False,
     **context: Any,
 ) -> Pipeline:
-    """The default pipeline: index (built or reused), web search, strategies by ``settings.llm``."""
-    from ragloop.data import ANSWER_CACHE_PATH, KB_DIR, WEB_DIR
+    """The default pipeline: index (built or reused), web search, strategies by ``settings.llm``.
+
+    The corpus is ``corpus_dir``, ``settings.corpus_dir`` or the one the index was built from;
+    ``demo`` answers from the bundled demo base; ``force`` lets an index of another corpus or
+    chunking be replaced. LLM faults are retried with the runner's policy (``LLMError`` last).
+    """
+    from ragloop.data import ANSWER_CACHE_PATH, WEB_DIR
     from ragloop.nodes.answer_cache import AnswerCache
     from ragloop.nodes.offline import OfflineStrategies
-    from ragloop.providers import describe_model, get_chat_model, get_embeddings
+    from ragloop.providers import describe_model, get_embeddings
     from ragloop.retrievers.index import open_index
-    from ragloop.retrievers.registry import get_retriever
+    from ragloop.retrievers.registry import LazyRetrievers, get_retriever
     from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env
+    from ragloop.safety.llm_faults import with_llm_retries
+    from ragloop.sources import choose_corpus, describe
 
     settings = settings or load_settings()
     env = os.environ if env is None else env
     emb = embeddings or get_embeddings(settings.embeddings, env=env)
-    model = llm if llm is not None else get_chat_model(settings.llm, env=env)
-    corpus = Path(
-        corpus_dir or settings.corpus_dir or _indexed_corpus(settings.index_dir) or KB_DIR
-    )
+    model = llm if llm is not None else with_llm_retries(chat_model_for(settings, env))
+    corpus = choose_corpus(settings, corpus_dir, demo=demo)  # never a silent demo fallback
     index = open_index(
         corpus,
         settings.index_dir,
@@ -131,8 +149,10 @@ def build_pipeline(
         settings.embeddings,
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
+        force=force,
     )
-    retrievers = {n: get_retriever(n, index, k=settings.k) for n in ("dense", "sparse", "hybrid")}
+    # every registered retriever is selectable per run (server context); configured ones now
+    retrievers = LazyRetrievers(index, k=settings.k, eager=tuple(settings.retrievers))
     web: Any = None
     if settings.web in ("auto", "tavily"):
         web = tavily_from_env(env)
@@ -151,8 +171,10 @@ def build_pipeline(
                 chunk_size=settings.chunk_size,
                 chunk_overlap=settings.chunk_overlap,
                 id_prefix="web/",
+                force=True,  # a derived folder ragloop keeps beside the index
             )
             web = CorpusWebSearch(get_retriever("hybrid", web_index, k=settings.k))
+            web.folder = web_dir  # type: ignore[attr-defined]
     cache = AnswerCache.from_jsonl(ANSWER_CACHE_PATH, emb)
     offline = OfflineStrategies(emb, cache)
     if model is None:
@@ -163,4 +185,6 @@ def build_pipeline(
         strategies = LLMStrategies(model, emb, offline=offline)
     deps = Deps(strategies=strategies, retrievers=retrievers, web=web)
     ctx = Context.from_settings(settings, **context)
-    return Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
+    pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
+    pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
+    return pipe

@@ -121,31 +121,69 @@ def get_chat_model(
     timeout: float | None = 60.0,
     max_retries: int = 0,
     temperature: float = 0.0,
+    max_tokens: int | None = None,
 ) -> BaseChatModel | None:
     """Return a chat model for ``spec``: ``none`` gives None (offline strategies are used).
 
     ``openai:<model>`` gives ``ChatOpenAI`` honouring ``OPENAI_BASE_URL`` (vLLM, Ollama,
-    llama.cpp server) and ``OPENAI_API_KEY``. Retries are left to ragloop's runner.
+    llama.cpp server) and ``OPENAI_API_KEY``; any other ``<provider>:<model>`` goes through
+    LangChain's ``init_chat_model``; a registered name gives that model. ``timeout``,
+    ``max_tokens`` and ``max_retries`` are set on every model that has such fields.
     """
+    from ragloop.plugins.models import CHAT_MODELS, build_chat_model
+    from ragloop.plugins.specs import check_chat_spec
+
     spec = (spec or "").strip()
     env = os.environ if env is None else env
     if spec in ("none", ""):
         return None
-    if spec.startswith("openai:"):
+    knobs: dict[str, Any] = {
+        "timeout": timeout,
+        "max_tokens": max_tokens,
+        "max_retries": max_retries,
+    }
+    if spec in CHAT_MODELS:
+        return build_chat_model(spec, **knobs)
+    try:
+        check_chat_spec(spec)
+    except ValueError as exc:
+        raise ProviderError(f"unknown llm spec: {exc}") from None
+    provider, _, model = spec.partition(":")
+    model = model.strip()
+    if provider == "openai":
         from langchain_openai import ChatOpenAI
 
-        key = _require_key(env)
         kwargs: dict[str, Any] = {
             "model": _openai_model(spec, "llm"),
-            "api_key": key,
-            "timeout": timeout,
-            "max_retries": max_retries,
+            "api_key": _require_key(env),
             "temperature": temperature,
+            **{k: v for k, v in knobs.items() if v is not None},
         }
         if env.get("OPENAI_BASE_URL"):
             kwargs["base_url"] = env["OPENAI_BASE_URL"]
         return ChatOpenAI(**kwargs)
-    raise ProviderError(f"unknown llm spec '{spec}': use 'none' or 'openai:<model>'")
+    return _init_chat_model(provider, model, temperature=temperature, **knobs)
+
+
+def _init_chat_model(provider: str, model: str, **kwargs: Any) -> BaseChatModel:
+    """``provider:model`` through LangChain's ``init_chat_model`` (its package must be there)."""
+    try:
+        from langchain.chat_models import init_chat_model
+    except ImportError:
+        raise ProviderError(
+            f"llm '{provider}:{model}' needs LangChain's init_chat_model: pip install langchain"
+        ) from None
+    try:
+        built: BaseChatModel = init_chat_model(
+            model, model_provider=provider, **{k: v for k, v in kwargs.items() if v is not None}
+        )
+    except ImportError as exc:
+        raise ProviderError(
+            f"llm '{provider}:{model}' needs the provider's LangChain package: {exc}"
+        ) from None
+    except Exception as exc:  # a provider rejects its arguments or a missing credential
+        raise ProviderError(f"llm '{provider}:{model}' could not be built: {exc}") from None
+    return built
 
 
 def describe_model(model: BaseChatModel | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -68,7 +69,7 @@ class Deps:
     """Everything the nodes use, built once by the caller (tests hand in fakes)."""
 
     strategies: Strategies
-    retrievers: dict[str, Any]
+    retrievers: Mapping[str, Any]
     web: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
 
