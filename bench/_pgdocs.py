@@ -37,7 +37,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from _pgdocs_parse import Target, clean, page_name, parse, squash
+from _pgdocs_parse import Target, page_name, parse, squash
 from _pgdocs_phrase import named, paraphrase
 from rapidfuzz import fuzz
 
@@ -50,7 +50,7 @@ DEFAULT_DEST = HERE.parent / ".ragloop" / "bench" / "pgdocs" / "corpus"
 DEFAULT_PER_KIND = {"named": 150, "paraphrase": 150, "natural": None}
 MARKER = ".ragloop-bench-corpus"
 FUZZY_MIN = 90  # partial_ratio for a snippet cut by a chunk boundary or extracted differently
-FUZZY_LEN = 50  # shorter snippets must match exactly: "bytes in the string" ~ "binary string"
+FUZZY_LEN = 40  # squashed chars; shorter ones must match exactly ("bytes in the string")
 
 
 class PgDocsMissing(RuntimeError):
@@ -157,10 +157,11 @@ def _natural(path: Path, keys: dict[str, str]) -> list[Question]:
         try:
             row = json.loads(line)
             page, snippets = row["gold_page"], tuple(row["gold_snippets"])
-            text = keys[page]
-            missing = [s for s in snippets if squash(s) not in text]
-            if missing or not snippets:
-                raise ValueError(f"snippet not on {page}: {missing[:1]}")
+            if page not in keys:
+                raise KeyError(f"{page} is not in the corpus")
+            bad = [s for s in snippets if [p for p, t in keys.items() if squash(s) in t] != [page]]
+            if bad or not snippets:
+                raise ValueError(f"snippet not on {page} alone: {bad[:1]}")
             out.append(
                 Question(f"natural/{n}", "natural", row["question"], page, snippets, "", "natural")
             )
@@ -237,26 +238,20 @@ def load_questions(
     return out
 
 
-def _norm(text: str) -> str:
-    return clean(text).casefold()
-
-
 def passage_hit(text: str, q: Question, source: str | None = None) -> bool:
     """True when text holds a gold snippet (normalised containment, else partial_ratio >= 90).
 
-    With a source, the chunk must also come from the gold page.
+    Both sides are compared markup-free, casefolded and without whitespace, so a chunker's line
+    breaks or a parser's spacing between table cells do not matter. With a source, the chunk
+    must also come from the gold page.
     """
     if source is not None and not page_hit(source, q):
         return False
     key = squash(text)
-    if any(squash(s) in key for s in q.gold_snippets):
+    golds = [squash(s) for s in q.gold_snippets]
+    if any(g in key for g in golds):
         return True
-    norm = _norm(text)
-    return any(
-        fuzz.partial_ratio(_norm(s), norm) >= FUZZY_MIN
-        for s in q.gold_snippets
-        if len(s) >= FUZZY_LEN
-    )
+    return any(fuzz.partial_ratio(g, key) >= FUZZY_MIN for g in golds if len(g) >= FUZZY_LEN)
 
 
 def page_hit(source: str, q: Question) -> bool:
