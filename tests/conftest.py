@@ -17,6 +17,23 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 logging.getLogger("faiss").setLevel(logging.WARNING)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "default_embeddings: run with the default embedded model (minilm), not WordLlama"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _fast_embeddings(request, monkeypatch):
+    """Tests not about the embedding model run on WordLlama (~50x faster than the default).
+
+    A test marked ``default_embeddings`` sees the real default; tests/test_embeddings*.py
+    load and run the default model themselves.
+    """
+    if request.node.get_closest_marker("default_embeddings") is None:
+        monkeypatch.setenv("RAGLOOP_EMBEDDINGS", "wordllama")
+
+
 @pytest.fixture
 def hash_embeddings() -> HashEmbeddings:
     return HashEmbeddings()

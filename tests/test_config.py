@@ -4,9 +4,10 @@ from ragloop.config import Context, load_settings
 from ragloop.errors import ConfigError
 
 
+@pytest.mark.default_embeddings
 def test_defaults_are_offline():
     s = load_settings()
-    assert s.llm == "none" and s.embeddings == "wordllama"
+    assert s.llm == "none" and s.embeddings == "minilm"
     assert s.retrievers == ["dense", "sparse", "hybrid"] and s.max_iterations == 3
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
 
 #: the default retriever order; any registered name is accepted (retrievers/registry.py)
@@ -31,7 +32,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RAGLOOP_", extra="forbid")
 
     llm: str = "none"
-    embeddings: str = "wordllama"
+    embeddings: str = DEFAULT_EMBEDDINGS
     index_dir: Path = Path(".ragloop/index")
     #: the corpus the graph answers from; None = the one the index was built from, else the demo
     corpus_dir: Path | None = None
@@ -75,7 +76,7 @@ class Settings(BaseSettings):
     def _emb(cls, v: str) -> str:
         from ragloop.plugins.models import embeddings_names
 
-        return _check_spec(v, "embeddings", ("wordllama", *embeddings_names()))
+        return _check_spec(v, "embeddings", (*LOCAL_EMBEDDINGS, *embeddings_names()))
 
     @field_validator("retrievers", mode="before")
     @classmethod

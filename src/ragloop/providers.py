@@ -1,82 +1,19 @@
-"""Build chat models and embeddings from a spec: ``none``, ``wordllama``, ``openai:<model>``."""
+"""Build chat models and embeddings from a spec: ``none``, ``minilm``, ``wordllama``, ``openai:<model>``."""
 
 from __future__ import annotations
 
-import logging
 import os
-import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from ragloop.embeddings import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS, load_local
+from ragloop.embeddings.wordllama import WordLlamaEmbeddings
 from ragloop.errors import ProviderError
 
-_WORDLLAMA_LOCK = threading.Lock()
-_WORDLLAMA: Any = None
-
-
-def _load_wordllama() -> Any:
-    """Load WordLlama once per process from the weights inside the installed wheel."""
-    global _WORDLLAMA
-    with _WORDLLAMA_LOCK:
-        if _WORDLLAMA is None:
-            root = logging.getLogger()
-            handlers, level = list(root.handlers), root.level
-            import wordllama
-            from wordllama import WordLlama
-
-            # wordllama calls logging.basicConfig at import; give the root logger back
-            root.handlers[:] = handlers
-            root.setLevel(level)
-
-            # the wheel ships weights/ and tokenizers/ beside the package module; the default
-            # loader looks under ~/.cache, so point cache_dir at the package and never download
-            package_dir = Path(wordllama.__file__).parent
-            try:
-                _WORDLLAMA = WordLlama.load(cache_dir=package_dir, disable_download=True)
-            except FileNotFoundError as exc:
-                raise ProviderError(
-                    f"WordLlama weights not found in {package_dir}: reinstall the 'wordllama' "
-                    f"package ({exc})"
-                ) from None
-        return _WORDLLAMA
-
-
-class WordLlamaEmbeddings(Embeddings):
-    """Offline LangChain embeddings from WordLlama (256 dims, L2-normalised)."""
-
-    spec = "wordllama"
-    #: vectors kept per process; chunks are re-embedded often while the loop judges them
-    memo_size = 20_000
-
-    def __init__(self) -> None:
-        self._model = _load_wordllama()
-        self._memo: dict[str, np.ndarray] = {}
-
-    def embed_array(self, texts: list[str]) -> np.ndarray:
-        """Embed texts as a float32 matrix of unit rows (zero rows for empty texts)."""
-        if not texts:
-            return np.zeros((0, 256), dtype=np.float32)
-        known = {t: self._memo[t] for t in texts if t in self._memo}
-        todo = list(dict.fromkeys(t for t in texts if t not in known))
-        if todo:
-            vecs = np.nan_to_num(np.asarray(self._model.embed(todo, norm=True), dtype=np.float32))
-            fresh = dict(zip(todo, vecs, strict=True))
-            known.update(fresh)
-            if len(self._memo) + len(fresh) > self.memo_size:
-                self._memo.clear()
-            self._memo.update(fresh)
-        return np.stack([known[t] for t in texts])
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.embed_array(texts).tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.embed_array([text])[0].tolist()
+__all__ = ["WordLlamaEmbeddings", "describe_model", "get_chat_model", "get_embeddings"]
 
 
 def _require_key(env: Mapping[str, str]) -> str:
@@ -96,12 +33,18 @@ def _openai_model(spec: str, kind: str) -> str:
     return model
 
 
-def get_embeddings(spec: str = "wordllama", env: Mapping[str, str] | None = None) -> Embeddings:
-    """Return LangChain embeddings for ``spec``; ``wordllama`` is offline and cached per process."""
+def get_embeddings(
+    spec: str = DEFAULT_EMBEDDINGS, env: Mapping[str, str] | None = None
+) -> Embeddings:
+    """Return LangChain embeddings for ``spec``.
+
+    ``minilm`` (the default) and ``wordllama`` run offline from weights inside their wheels
+    and load once per process; ``openai:<model>`` honours ``OPENAI_BASE_URL``.
+    """
     spec = (spec or "").strip()
     env = os.environ if env is None else env
-    if spec == "wordllama":
-        return WordLlamaEmbeddings()
+    if spec in LOCAL_EMBEDDINGS:
+        return load_local(spec)
     if spec.startswith("openai:"):
         from langchain_openai import OpenAIEmbeddings
 
@@ -111,7 +54,8 @@ def get_embeddings(spec: str = "wordllama", env: Mapping[str, str] | None = None
             kwargs["base_url"] = env["OPENAI_BASE_URL"]
             kwargs["check_embedding_ctx_length"] = False
         return OpenAIEmbeddings(**kwargs)
-    raise ProviderError(f"unknown embeddings spec '{spec}': use 'wordllama' or 'openai:<model>'")
+    known = ", ".join(f"'{n}'" for n in LOCAL_EMBEDDINGS)
+    raise ProviderError(f"unknown embeddings spec '{spec}': use {known} or 'openai:<model>'")
 
 
 def get_chat_model(

