@@ -25,7 +25,12 @@ def test_loads_every_format_with_stable_ids(tmp_path):
         "source": "a.md",
         "title": "Alpha",
         "chunk": 0,
+        "section": 0,
+        "page": None,
+        "anchor": "alpha",
+        "has_code": False,
     }
+    assert dict(report.skipped)["ignored.pdf"].startswith("not a readable PDF")
     assert load_corpus(tmp_path).fingerprint == report.fingerprint
 
 

@@ -1,73 +1,22 @@
-"""Load a folder of .md/.txt/.rst/.html files into overlapping chunks with stable ids."""
+"""Load a folder of documents into chunks with stable ids (parsing lives in ragloop.documents)."""
 
 from __future__ import annotations
 
 import hashlib
-import re
+from collections import defaultdict
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 
 from langchain_core.documents import Document
-from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
+from ragloop.documents import SUFFIXES, DocumentError, chunk_document, parse_file, parse_text
 from ragloop.errors import CorpusError
-
-SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
-
-
-class _TextOnly(HTMLParser):
-    """Collects the visible text of an HTML page (script/style dropped)."""
-
-    _SKIP = {"script", "style", "noscript", "template"}
-    _BLOCK = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section", "title"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.title = ""
-        self._skip = 0
-        self._in_title = False
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag in self._SKIP:
-            self._skip += 1
-        self._in_title = tag == "title"
-        if tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP and self._skip:
-            self._skip -= 1
-        if tag == "title":
-            self._in_title = False
-        if tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._skip:
-            return
-        if self._in_title:
-            self.title += data.strip()
-        self.parts.append(data)
 
 
 def html_to_text(html: str) -> tuple[str, str]:
-    """Strip markup from HTML; return (text, title)."""
-    parser = _TextOnly()
-    parser.feed(html)
-    parser.close()
-    text = re.sub(r"[ \t]+", " ", "".join(parser.parts))
-    text = re.sub(r"\n\s*\n+", "\n\n", text)
-    return text.strip(), parser.title
-
-
-def _title_of(text: str, path: Path) -> str:
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line.lstrip("#").strip() or path.stem
-    return path.stem
+    """The main text of an HTML page and its title (kept for callers of the old loader)."""
+    doc = parse_text(html, "page.html")
+    return doc.text, doc.title
 
 
 @dataclass
@@ -82,15 +31,29 @@ class LoadReport:
     fingerprint: str = ""
 
 
+def _visible(path: Path, root: Path) -> bool:
+    return path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts)
+
+
 def corpus_files(root: Path) -> list[Path]:
     """Files under ``root`` with a supported suffix, in a stable order (hidden ones skipped)."""
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+    return sorted(p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES and _visible(p, root))
+
+
+def unsupported_files(root: Path) -> list[tuple[str, str]]:
+    """One (example path, reason) per unsupported suffix, so a folder of images is one line."""
+    by_suffix: dict[str, list[str]] = defaultdict(list)
+    for p in sorted(root.rglob("*")):
+        if p.suffix.lower() not in SUFFIXES and _visible(p, root):
+            by_suffix[p.suffix.lower() or "(no suffix)"].append(p.relative_to(root).as_posix())
+    known = " ".join(SUFFIXES)
+    return [
+        (
+            paths[0] + (f" and {len(paths) - 1} more {suffix} file(s)" if len(paths) > 1 else ""),
+            f"unsupported format {suffix} (ragloop reads {known})",
+        )
+        for suffix, paths in by_suffix.items()
+    ]
 
 
 def fingerprint(root: str | Path) -> str:
@@ -110,10 +73,11 @@ def load_corpus(
     chunk_overlap: int = 120,
     id_prefix: str = "",
 ) -> LoadReport:
-    """Read and chunk every supported file under ``root``.
+    """Parse and chunk every supported file under ``root``.
 
-    Chunk ids are ``<id_prefix><relative/path>#<n>``. Binary and empty files are skipped and
-    reported; invalid UTF-8 is decoded with replacement characters and reported.
+    Chunk ids are ``<id_prefix><relative/path>#<n>``. Files that cannot be parsed (binary,
+    empty, broken PDF, unsupported format) are skipped and reported; invalid UTF-8 is decoded
+    with replacement characters and reported.
     """
     root = Path(root)
     if not root.is_dir():
@@ -122,38 +86,26 @@ def load_corpus(
         raise CorpusError(
             f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
         )
-    plain = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-    # Markdown splits at headings first, so a section keeps its heading with its body
-    markdown = RecursiveCharacterTextSplitter.from_language(
-        Language.MARKDOWN, chunk_size=chunk_size, chunk_overlap=chunk_overlap
-    )
     report = LoadReport(root=root)
     for path in corpus_files(root):
         rel = path.relative_to(root).as_posix()
-        raw = path.read_bytes()
-        if b"\x00" in raw[:8192]:
-            report.skipped.append((rel, "binary file"))
+        try:
+            doc = parse_file(path)
+        except DocumentError as exc:
+            report.skipped.append((rel, exc.reason))
             continue
-        text = raw.decode("utf-8", errors="replace")
-        if "\ufffd" in text and "\ufffd".encode() not in raw:
-            report.repaired.append((rel, "invalid UTF-8 bytes replaced with U+FFFD"))
-        title = ""
-        if path.suffix.lower() in (".html", ".htm"):
-            text, title = html_to_text(text)
-        if not text.strip():
-            report.skipped.append((rel, "empty file"))
-            continue
-        title = title or _title_of(text, path)
+        report.repaired.extend((rel, warning) for warning in doc.warnings)
         report.files += 1
-        splitter = markdown if path.suffix.lower() in (".md", ".markdown") else plain
-        for n, piece in enumerate(splitter.split_text(text)):
-            chunk_id = f"{id_prefix}{rel}#{n}"
-            meta = {"id": chunk_id, "source": f"{id_prefix}{rel}", "title": title, "chunk": n}
-            report.chunks.append(Document(id=chunk_id, page_content=piece, metadata=meta))
-    if not report.chunks:
-        why = (
-            "; ".join(f"{p}: {r}" for p, r in report.skipped[:5]) or "no .md/.txt/.rst/.html files"
+        report.chunks.extend(
+            chunk_document(
+                doc, f"{id_prefix}{rel}", chunk_size=chunk_size, chunk_overlap=chunk_overlap
+            )
         )
-        raise CorpusError(f"corpus folder {root} has no usable text ({why})")
+    report.skipped.extend(unsupported_files(root))
+    if not report.chunks:
+        why = "; ".join(f"{p}: {r}" for p, r in report.skipped[:5]) or "no supported files"
+        raise CorpusError(
+            f"corpus folder {root} has no usable text ({why}); ragloop reads {' '.join(SUFFIXES)}"
+        )
     report.fingerprint = fingerprint(root)
     return report

@@ -1,0 +1,150 @@
+"""HTML with lxml: the page's main content (no navigation), headings h1-h6 give the path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import lxml.html
+from lxml import etree
+
+from ragloop.documents.model import DocumentError, ParsedDocument, SectionBuilder, clean_text, words
+
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+_DROP_TAGS = words(
+    "script style noscript template nav header footer aside form button iframe svg "
+    "select input textarea object embed canvas"
+)
+# navigation that generators put in plain divs: DocBook, Sphinx, MkDocs, Doxygen, javadoc
+_DROP_CLASSES = words(
+    "navheader navfooter toc sphinxsidebar related footer header headerlink breadcrumb "
+    "breadcrumbs sidebar navbar nav navigation skip-link md-sidebar md-header md-footer "
+    "wy-nav-side rst-footer-buttons id_link toc-backref"
+)
+_DROP_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
+_MAIN = (
+    "//main",
+    "//*[@role='main']",
+    "//article",
+    "//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]",
+    "//div[@id='content']",
+)
+_ADMONITIONS = {"note", "tip", "warning", "caution", "important", "admonition", "seealso"}
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_BLOCKS = words(
+    "p div li ul ol dl dt dd table tr thead tbody tfoot blockquote section article main "
+    "figure figcaption br hr address caption details summary center"
+)
+
+
+def _is_navigation(el: etree._Element) -> bool:
+    if el.tag in _DROP_TAGS:
+        return True
+    classes = set((el.get("class") or "").split())
+    return bool(classes & set(_DROP_CLASSES)) or (el.get("role") or "") in _DROP_ROLES
+
+
+def _root(doc: etree._Element) -> etree._Element:
+    for xpath in _MAIN:
+        found = doc.xpath(xpath)
+        if found:
+            return found[0]
+    body = doc.find("body")
+    return body if body is not None else doc
+
+
+class _Walker:
+    def __init__(self, title: str):
+        self.out = SectionBuilder(title)
+        self.buffer: list[str] = []
+        self.prefix = ""
+
+    def flush(self) -> None:
+        text = clean_text("".join(self.buffer))
+        self.buffer = []
+        if text:
+            self.out.text(self.prefix + text)
+            self.prefix = ""
+
+    def walk(self, el: etree._Element) -> None:
+        if not isinstance(el.tag, str) or _is_navigation(el):
+            self.buffer.append(el.tail or "")
+            return
+        tag = el.tag.lower()
+        if tag in _HEADINGS:
+            self.flush()
+            anchor = el.get("id")
+            parent = el.getparent()
+            while not anchor and parent is not None and parent.tag in ("div", "section"):
+                anchor, parent = parent.get("id"), parent.getparent()
+            self.out.heading(_HEADINGS[tag], el.text_content(), anchor)
+        elif tag == "pre":
+            self.flush()
+            self.out.code(el.text_content())
+        elif tag == "tr" and not el.xpath("./*/*[self::p or self::div or self::pre or self::ul]"):
+            self.flush()
+            cells = [clean_text(c.text_content()) for c in el if c.tag in ("td", "th")]
+            self.out.text(" | ".join(c for c in cells if c))
+        elif tag == "div" and set((el.get("class") or "").split()) & _ADMONITIONS:
+            self.flush()
+            label = next(iter(el.iter(*_HEADINGS)), None)
+            if label is not None:
+                self.prefix = clean_text(label.text_content()) + ": "
+                label.drop_tree()
+            for child in el:
+                self.walk(child)
+            self.flush()
+        elif tag in _BLOCKS:
+            self.flush()
+            if tag == "li":
+                self.prefix = "- "
+            if tag == "dt":
+                self.prefix = ""
+            self.buffer.append(el.text or "")
+            for child in el:
+                self.walk(child)
+            self.flush()
+        else:  # inline: its text joins the paragraph being collected
+            self.buffer.append(el.text or "")
+            for child in el:
+                self.walk(child)
+        self.buffer.append(el.tail or "")
+
+
+def _document(text: str) -> etree._Element:
+    text = _XML_DECL.sub("", text, count=1)
+    if not text.strip():
+        raise DocumentError("empty file")
+    try:
+        return lxml.html.document_fromstring(text)
+    except (etree.ParserError, ValueError) as exc:
+        raise DocumentError(f"not readable as HTML ({exc})") from exc
+
+
+def parse_html(text: str, path: Path) -> ParsedDocument:
+    """Parse an HTML page into sections of its main content; <pre> blocks stay whole."""
+    doc = _document(text)
+    page_title = clean_text(doc.findtext(".//title") or "")
+    root = _root(doc)
+    first = next((h for h in root.iter(*_HEADINGS) if not _is_navigation(h)), None)
+    heading = clean_text(first.text_content()) if first is not None else ""
+    title = heading or page_title or path.stem
+    walker = _Walker(title)
+    walker.buffer.append(root.text or "")
+    for child in root:
+        walker.walk(child)
+    walker.flush()
+    return ParsedDocument(path, title, walker.out.finish())
+
+
+def html_fragment_text(fragment: str) -> str:
+    """The visible text of an HTML fragment (raw HTML inside Markdown), one line."""
+    if not fragment.strip():
+        return ""
+    try:
+        el = lxml.html.fragment_fromstring(fragment, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return ""
+    for bad in el.xpath(".//script|.//style"):
+        bad.drop_tree()
+    return clean_text(el.text_content())

@@ -1,0 +1,155 @@
+"""The section model every parser produces, and a builder that tracks the heading path."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+BlockKind = Literal["text", "code"]
+_SPACE = re.compile(r"\s+")
+_ITEM = re.compile(r"^(- |\d+\. )")
+
+
+class DocumentError(Exception):
+    """A file that cannot be parsed; ``reason`` says why in words the load report shows."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def words(text: str) -> frozenset[str]:
+    """A set of names written as one space-separated string (long tables stay readable)."""
+    return frozenset(text.split())
+
+
+def clean_text(text: str) -> str:
+    """One line of prose: line-wrap newlines, indentation and runs of spaces become one space."""
+    return _SPACE.sub(" ", text.replace("\u00a0", " ")).strip()
+
+
+@dataclass
+class Block:
+    """A paragraph-like piece of a section: prose (``text``) or a code block kept whole."""
+
+    kind: BlockKind
+    text: str
+
+
+@dataclass
+class Section:
+    """The body under one heading, with the full path of headings above it."""
+
+    heading_path: tuple[str, ...]
+    blocks: list[Block] = field(default_factory=list)
+    page: int | None = None
+    anchor: str | None = None
+
+    @property
+    def title(self) -> str:
+        """The heading path as one line: ``Doc › Chapter › Section``."""
+        return " › ".join(self.heading_path)
+
+    @property
+    def text(self) -> str:
+        """Blocks joined by blank lines; code fenced with ``` lines."""
+        return "\n\n".join(render_block(b) for b in self.blocks)
+
+    @property
+    def has_code(self) -> bool:
+        return any(b.kind == "code" for b in self.blocks)
+
+
+@dataclass
+class ParsedDocument:
+    """One file as sections; ``warnings`` are repairs made while reading (for the report)."""
+
+    path: Path
+    title: str
+    sections: list[Section] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(s.text for s in self.sections if s.blocks)
+
+
+def render_block(block: Block) -> str:
+    """A block as chunk text: prose as is, code between ``` fences."""
+    if block.kind == "code":
+        return f"```\n{block.text}\n```"
+    return block.text
+
+
+class SectionBuilder:
+    """Collects blocks under the current heading path; a heading of level n closes levels >= n."""
+
+    def __init__(self, doc_title: str = ""):
+        self.doc_title = doc_title
+        self.stack: list[tuple[int, str]] = []
+        self.sections: list[Section] = []
+        self.page: int | None = None
+        self._in_list = False
+        self._current = Section(self._path())
+
+    def _path(self) -> tuple[str, ...]:
+        path = tuple(t for _, t in self.stack if t)
+        if self.doc_title and (not path or path[0] != self.doc_title):
+            path = (self.doc_title, *path)
+        return path
+
+    def _flush(self) -> None:
+        if self._current.blocks:
+            self.sections.append(self._current)
+
+    def heading(self, level: int, title: str, anchor: str | None = None) -> None:
+        """Start a new section under ``title`` at ``level`` (1 = top)."""
+        self._flush()
+        while self.stack and self.stack[-1][0] >= level:
+            self.stack.pop()
+        self.stack.append((level, clean_text(title)))
+        self._current = Section(self._path(), page=self.page, anchor=anchor)
+
+    def pop_to(self, level: int) -> None:
+        """Close every heading deeper than ``level`` (a nested construct ended)."""
+        if self.stack and self.stack[-1][0] > level:
+            self._flush()
+            while self.stack and self.stack[-1][0] > level:
+                self.stack.pop()
+            self._current = Section(self._path(), page=self.page, anchor=None)
+
+    def text(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        blocks = self._current.blocks
+        if _ITEM.match(text) and blocks and blocks[-1].kind == "text" and self._in_list:
+            blocks[-1].text += "\n" + text  # one list is one block
+        else:
+            blocks.append(Block("text", text))
+        self._in_list = bool(_ITEM.match(text))
+
+    def code(self, text: str) -> None:
+        text = text.strip("\n").rstrip()
+        if text.strip():
+            self._current.blocks.append(Block("code", text))
+            self._in_list = False
+
+    def finish(self) -> list[Section]:
+        self._flush()
+        self._current = Section(self._path(), page=self.page)
+        return self.sections
+
+
+def guess_title(text: str, path: Path) -> str:
+    """A short first line that has letters, else the file name in words."""
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if not line:
+            continue
+        if len(line) <= 100 and re.search(r"[^\W\d_]", line) and not re.match(r"^\W", line):
+            return line
+        break
+    return path.stem.replace("_", " ").replace("-", " ").strip() or path.name
