@@ -18,6 +18,7 @@ class ContextItem(TypedDict, total=False):
     text: str
     source: str
     title: str
+    page: int  # the PDF page the chunk came from (citations show it); absent elsewhere
     retriever: str
     origin: str  # "kb" or "web" (web text is untrusted data)
     score: float

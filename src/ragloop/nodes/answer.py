@@ -8,9 +8,32 @@ from langgraph.runtime import Runtime
 
 from ragloop.config import Context
 from ragloop.nodes.base import Deps
-from ragloop.state import State, add_step
+from ragloop.state import ContextItem, State, add_step
 
 NOT_FOUND = "I could not find an answer to this in the sources I can search."
+
+
+def cite(n: int, ctx: ContextItem) -> dict[str, Any]:
+    """A citation: the chunk, its heading path (``Doc › Section``) and, for a PDF, the page."""
+    page = ctx.get("page")
+    title = ctx.get("title", "")
+    return {
+        "n": n,
+        "id": ctx["id"],
+        "source": ctx.get("source", ""),
+        "title": f"{title}, p. {page}" if isinstance(page, int) else title,
+        "page": page if isinstance(page, int) else None,
+        "origin": ctx.get("origin", "kb"),
+    }
+
+
+def rank_contexts(contexts: list[ContextItem]) -> list[ContextItem]:
+    """Kept contexts best first on one scale: the judge's grade, then its evidence.
+
+    Retriever scores (BM25 5-8, cosine ~0.4, RRF ~0.03) are never compared; without
+    evidence (an LLM judge) equal grades keep the order in which they were found.
+    """
+    return sorted(contexts, key=lambda c: (-c.get("grade", 0), -c.get("evidence", 0.0)))
 
 
 def make_answer(deps: Deps) -> Any:
@@ -26,9 +49,7 @@ def make_answer(deps: Deps) -> Any:
                 "stop_reason": "no_retrieval",
                 "steps": add_step(state, "answer", "answered from the draft (no retrieval)"),
             }
-        contexts = sorted(
-            state.get("contexts", []), key=lambda c: (-c.get("grade", 0), -c.get("score", 0.0))
-        )
+        contexts = rank_contexts(state.get("contexts", []))
         if not contexts:
             return {
                 "answer": NOT_FOUND,
@@ -37,19 +58,12 @@ def make_answer(deps: Deps) -> Any:
                 "stop_reason": stop or "exhausted",
                 "steps": add_step(state, "answer", "nothing relevant was found; said so"),
             }
+        # the answer reads the best k; the rest stay in the result as what the loop kept
         text, cited = await deps.strategies.answer(
-            state["question"], contexts, ctx.prompts.get("answer")
+            state["question"], contexts[: max(ctx.k, 1)], ctx.prompts.get("answer")
         )
         citations = [
-            {
-                "n": n,
-                "id": contexts[n - 1]["id"],
-                "source": contexts[n - 1].get("source", ""),
-                "title": contexts[n - 1].get("title", ""),
-                "origin": contexts[n - 1].get("origin", "kb"),
-            }
-            for n in sorted(set(cited))
-            if 1 <= n <= len(contexts)
+            cite(n, contexts[n - 1]) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
         detail = f"answered from {len(contexts)} context(s), citing {len(citations)}"
         return {

@@ -91,6 +91,7 @@ def to_item(doc: Document, origin: str = "kb") -> ContextItem:
         text=doc.page_content,
         source=str(meta.get("source", "")),
         title=str(meta.get("title", "")),
+        **({"page": meta["page"]} if isinstance(meta.get("page"), int) else {}),
         retriever=str(meta.get("retriever", "")),
         origin=str(meta.get("origin", origin)),
         score=float(meta.get("score", 0.0)),
