@@ -44,6 +44,10 @@ class MissingColumnsError(RagloopError, ValueError):
         )
 
 
+class LLMError(RagloopError):
+    """The LLM server failed after the retries: the message names it and what to do."""
+
+
 class DatasetError(RagloopError, ValueError):
     """A dataset file or row cannot be read."""
 

@@ -26,10 +26,14 @@ class CallCounter(BaseCallbackHandler):
         self.calls = 0
         self.tokens = 0
 
-    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
-        self.calls += 1
+    # a request counts once it reached the server: a refused connection is no LLM call
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        from ragloop.safety.llm_faults import never_sent
+
+        self.calls += int(getattr(error, "requests", 0 if never_sent(error) else 1))
 
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        self.calls += int((response.llm_output or {}).get("ragloop_requests", 1))
         for gens in response.generations:
             for gen in gens:
                 usage = getattr(getattr(gen, "message", None), "usage_metadata", None) or {}

@@ -33,6 +33,19 @@ def _public(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _env_secrets() -> list[str]:
+    from ragloop.chat.traces import secret_values
+
+    return secret_values()
+
+
+def _sent(error: BaseException | None) -> int:
+    """1 when a call reached the server (it succeeded or failed there), 0 when never sent."""
+    from ragloop.safety.llm_faults import never_sent
+
+    return 0 if error is not None and never_sent(error) else 1
+
+
 def model_identity(model: Any) -> dict[str, Any]:
     """What makes a chat model or embeddings answer differently: type, live params, endpoint."""
     if isinstance(model, CachedChatModel):
@@ -118,8 +131,13 @@ class CachedChatModel(BaseChatModel):
         usage = getattr(message, "usage_metadata", None) or {}
         self._usage.input_tokens += int(usage.get("input_tokens", 0))
         self._usage.output_tokens += int(usage.get("output_tokens", 0))
+        # a key the model echoes is neither cached nor passed on (a hit and a miss agree)
+        from ragloop.chat.traces import redact
+
+        data = redact(message_to_dict(message), _secrets=secrets_of(self.inner) + _env_secrets())
+        message = messages_from_dict([data])[0]
         if self._store is not None and key:
-            self._store.put("llm", key, json.dumps(message_to_dict(message)).encode())
+            self._store.put("llm", key, json.dumps(data).encode())
         msg = message if isinstance(message, AIMessage) else AIMessage(content=message.content)
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
@@ -134,8 +152,13 @@ class CachedChatModel(BaseChatModel):
         key = self._key(target, messages, stop, kwargs) if self._store else ""
         if (hit := self._hit(key)) is not None:
             return hit
+        try:
+            message = target.invoke(messages, stop=stop, **kwargs)
+        except Exception as exc:  # a request counts once it reached the server
+            self._usage.llm_calls += _sent(exc)
+            raise
         self._usage.llm_calls += 1
-        return self._record(key, target.invoke(messages, stop=stop, **kwargs))
+        return self._record(key, message)
 
     async def _agenerate(
         self,
@@ -148,8 +171,13 @@ class CachedChatModel(BaseChatModel):
         key = self._key(target, messages, stop, kwargs) if self._store else ""
         if (hit := self._hit(key)) is not None:
             return hit
+        try:
+            message = await target.ainvoke(messages, stop=stop, **kwargs)
+        except Exception as exc:  # a refused connection is no LLM call
+            self._usage.llm_calls += _sent(exc)
+            raise
         self._usage.llm_calls += 1
-        return self._record(key, await target.ainvoke(messages, stop=stop, **kwargs))
+        return self._record(key, message)
 
 
 class CachedEmbeddings(Embeddings):

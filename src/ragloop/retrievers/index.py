@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -20,6 +21,8 @@ from ragloop.errors import IndexError_
 from ragloop.retrievers.corpus import LoadReport, fingerprint, load_corpus
 from ragloop.retrievers.dense import build_faiss, load_faiss, save_faiss
 from ragloop.retrievers.sparse import build_bm25, load_bm25, save_bm25
+from ragloop.safety import atomic_write_text, folder_lock, replace_folder
+from ragloop.safety.owned import check_replaceable, new_build_folder
 
 FORMAT_VERSION = 3  # 2: Markdown split at headings; 3: dense vectors carry the title
 Progress = Callable[[int, int], None]
@@ -86,16 +89,29 @@ def build_index(
 
 
 def save_index(index: Index, folder: Path) -> None:
-    """Write the index atomically enough: into a temp folder, then swapped in."""
-    tmp = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    (tmp / "faiss").mkdir(parents=True)
-    (tmp / "bm25").mkdir()
-    save_faiss(index.faiss, tmp / "faiss")
-    save_bm25(index.bm25, index.chunks, tmp / "bm25")
-    (tmp / "manifest.json").write_text(json.dumps(index.manifest, indent=2), encoding="utf-8")
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)
+    """Write the index into a unique build folder, then swap it in under the folder's lock.
+
+    Concurrent writers never share a folder, a reader (holding the same lock) sees the old
+    index or the new one whole, and a folder that is not a ragloop index is never replaced.
+    """
+    folder = Path(folder)
+    check_replaceable(folder, "index")
+    build = new_build_folder(folder)
+    try:
+        (build / "faiss").mkdir()
+        (build / "bm25").mkdir()
+        save_faiss(index.faiss, build / "faiss")
+        save_bm25(index.bm25, index.chunks, build / "bm25")
+        atomic_write_text(build / "manifest.json", json.dumps(index.manifest, indent=2))
+        for path in build.rglob("*"):
+            if path.is_file():
+                with path.open("rb+") as fh:
+                    os.fsync(fh.fileno())
+        with folder_lock(folder):
+            replace_folder(build, folder, "index")
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
@@ -103,9 +119,19 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     path = Path(folder) / "manifest.json"
     if not path.is_file():
         raise IndexError_(
-            f"no index at {folder}: build one with `ragloop index CORPUS --out {folder}`"
+            f"no index at {folder}: build one with `ragloop index PATH --out {folder}` "
+            "(PATH: your documents folder; `--demo` indexes the bundled demo base)"
         )
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise IndexError_(
+            f"the index at {folder} is unreadable ({exc}): rebuild it with "
+            f"`ragloop index PATH --out {folder} --force`"
+        ) from None
+    if not isinstance(data, dict):
+        raise IndexError_(f"{path} is not an index manifest: rebuild it with `ragloop index`")
+    return data
 
 
 def stale_reasons(
@@ -139,6 +165,13 @@ def load_index(
 ) -> Index:
     """Load an index, refusing one built with other embeddings or from an outdated corpus."""
     folder = Path(folder)
+    with folder_lock(folder):  # a rebuild swaps the folder only under this lock
+        return _load_locked(folder, embeddings, embeddings_spec, corpus_dir)
+
+
+def _load_locked(
+    folder: Path, embeddings: Embeddings, embeddings_spec: str, corpus_dir: str | Path | None
+) -> Index:
     manifest = read_manifest(folder)
     refuse_other_embeddings(folder, manifest, embeddings_spec, embeddings)
     reasons = stale_reasons(manifest, embeddings_spec, corpus_dir, embeddings=embeddings)
@@ -147,9 +180,65 @@ def load_index(
             f"index at {folder} is stale: {'; '.join(reasons)}. Rebuild it with "
             f"`ragloop index {manifest.get('corpus_dir', 'CORPUS')} --out {folder}`"
         )
-    store = load_faiss(folder / "faiss", embeddings)
-    bm25, chunks = load_bm25(folder / "bm25")
+    try:
+        store = load_faiss(folder / "faiss", embeddings)
+        bm25, chunks = load_bm25(folder / "bm25")
+    except Exception as exc:  # noqa: BLE001 - a damaged index gets a way out, not a traceback
+        raise IndexError_(
+            f"the index at {folder} is damaged ({type(exc).__name__}: {exc}); rebuild it with "
+            f"`ragloop index {manifest.get('corpus_dir', 'PATH')} --out {folder} --force`"
+        ) from None
     return Index(chunks, store, bm25, embeddings, manifest)
+
+
+def replaced_by(
+    manifest: dict[str, Any],
+    corpus_dir: str | Path,
+    chunk_size: int | None = None,
+    chunk_overlap: int | None = None,
+    id_prefix: str | None = None,
+) -> list[str]:
+    """What a rebuild for these inputs would throw away: another corpus or other chunking."""
+    out = []
+    built = manifest.get("corpus_dir")
+    if built and Path(built).resolve() != Path(corpus_dir).resolve():
+        out.append(f"from another corpus ({built})")
+    for key, want in (
+        ("chunk_size", chunk_size),
+        ("chunk_overlap", chunk_overlap),
+        ("id_prefix", id_prefix),
+    ):
+        if want is not None and key in manifest and manifest.get(key) != want:
+            out.append(f"with {key}={manifest.get(key)!r} (now {want!r})")
+    return out
+
+
+def check_replace(
+    folder: str | Path,
+    corpus_dir: str | Path,
+    *,
+    chunk_size: int | None = None,
+    chunk_overlap: int | None = None,
+    id_prefix: str | None = None,
+    force: bool = False,
+) -> list[str]:
+    """Raise unless ``folder`` may take a new index of ``corpus_dir``; return what it replaces.
+
+    A folder that is not a ragloop index is never replaced; one built from another corpus or
+    with other chunk settings only with ``force``.
+    """
+    folder = Path(folder)
+    check_replaceable(folder, "index")
+    if not (folder / "manifest.json").is_file():
+        return []
+    what = replaced_by(read_manifest(folder), corpus_dir, chunk_size, chunk_overlap, id_prefix)
+    if what and not force:
+        raise IndexError_(
+            f"the index at {folder} was built {'; '.join(what)}: nothing was changed. Replace "
+            f"it with `ragloop index {corpus_dir} --out {folder} --force`, or pick another "
+            "index folder (--index / RAGLOOP_INDEX_DIR)"
+        )
+    return what
 
 
 def open_index(
@@ -162,32 +251,44 @@ def open_index(
     chunk_overlap: int = 120,
     id_prefix: str = "",
     rebuild: Literal["auto", "never", "always"] = "auto",
+    force: bool = False,
     progress: Progress | None = None,
     cache: VectorCache | None = None,
 ) -> Index:
-    """Load the index for ``corpus_dir`` from ``folder``; rebuild it when missing or stale.
+    """Load the index for ``corpus_dir`` from ``folder``; build it when missing or outdated.
 
     ``rebuild="never"`` refuses a stale index instead; ``"always"`` rebuilds regardless.
     An index made by other embeddings is never rebuilt silently (that can take long and
-    the user may simply have the wrong setting): it is an error unless ``"always"``.
+    the user may simply have the wrong setting): it is an error unless ``"always"``. One
+    built from another corpus or with other chunk settings is replaced only with ``force``.
     """
     folder = Path(folder)
-    if rebuild != "always" and (folder / "manifest.json").is_file():
-        manifest = read_manifest(folder)
-        refuse_other_embeddings(folder, manifest, embeddings_spec, embeddings)
-        reasons = stale_reasons(
-            manifest, embeddings_spec, corpus_dir, chunk_size, chunk_overlap, embeddings
-        )
-        if not reasons:
-            return load_index(folder, embeddings, embeddings_spec)
-        if rebuild == "never":
-            raise IndexError_(
-                f"index at {folder} is stale: {'; '.join(reasons)}; rebuild it with "
-                f"`ragloop index {corpus_dir} --out {folder}`"
+    with folder_lock(folder):
+        has_index = (folder / "manifest.json").is_file()
+        if rebuild != "always" and has_index:
+            manifest = read_manifest(folder)
+            refuse_other_embeddings(folder, manifest, embeddings_spec, embeddings)
+            reasons = stale_reasons(
+                manifest, embeddings_spec, corpus_dir, chunk_size, chunk_overlap, embeddings
             )
-    elif rebuild == "never":
-        read_manifest(folder)  # raises the "no index" error
-    return build_index(
+            if not reasons:
+                return _load_locked(folder, embeddings, embeddings_spec, None)
+            if rebuild == "never":
+                raise IndexError_(
+                    f"index at {folder} is stale: {'; '.join(reasons)}; rebuild it with "
+                    f"`ragloop index {corpus_dir} --out {folder}`"
+                )
+        elif rebuild == "never":
+            read_manifest(folder)  # raises the "no index" error
+        check_replace(
+            folder,
+            corpus_dir,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+            id_prefix=id_prefix,
+            force=force or rebuild == "always",
+        )
+    return build_index(  # built outside the lock; save_index takes it for the swap
         corpus_dir,
         embeddings,
         embeddings_spec,

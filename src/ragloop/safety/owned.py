@@ -1,0 +1,138 @@
+"""Folders ragloop creates carry a marker; only marked folders are ever replaced or cleared.
+
+An index folder is replaced by swapping in a freshly built sibling; an output folder gets its
+files replaced one by one. Either is refused when the folder holds anything ragloop did not
+write (no marker), so ``--out docs`` or ``--out ..`` can never wipe a user's files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from ragloop.errors import RagloopError
+from ragloop.safety.atomic import atomic_write_text, fsync_dir
+
+MARKER = ".ragloop-folder.json"
+#: entries of folders written before markers existed, accepted as ragloop's own
+LEGACY = {
+    "index": {"manifest.json", "faiss", "bm25"},
+    "output": {
+        "results.csv", "rows.jsonl", "report.md", "report.html", "best.env", "best.toml",
+        "summary.json",
+    },
+}  # fmt: skip
+#: a build folder left by a killed process is removed after this long
+STALE_BUILD_S = 3600.0
+
+
+class FolderNotOwned(RagloopError):
+    """A folder ragloop would replace or write into holds files it did not create."""
+
+
+def _kind_of(folder: Path) -> str | None:
+    try:
+        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return str(data.get("kind")) if isinstance(data, dict) else None
+
+
+def is_owned(folder: str | Path, kind: str) -> bool:
+    """True when ``folder`` is a ragloop folder of ``kind`` (marker, or only ragloop's files)."""
+    folder = Path(folder)
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    names = {p.name for p in folder.iterdir()}
+    if kind == "index" and "manifest.json" not in names:
+        return False
+    if _kind_of(folder) == kind:
+        return True
+    return bool(names) and names <= LEGACY.get(kind, set())
+
+
+def mark_folder(folder: str | Path, kind: str) -> None:
+    """Write the marker saying ragloop created ``folder`` for ``kind``."""
+    info = {"kind": kind, "created_by": "ragloop", "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    atomic_write_text(Path(folder) / MARKER, json.dumps(info) + "\n")
+
+
+def _refuse(folder: Path, kind: str, flag: str) -> FolderNotOwned:
+    what = "a file" if folder.is_file() else "a folder holding files ragloop did not write"
+    return FolderNotOwned(
+        f"{folder} is {what}, not a ragloop {kind} folder: nothing was changed. "
+        f"Pass a new or empty folder with {flag}"
+    )
+
+
+def claim_output_folder(folder: str | Path, kind: str = "output", flag: str = "--out") -> Path:
+    """Create ``folder`` (or accept an empty or marked one) for ragloop's outputs; else refuse."""
+    folder = Path(folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise _refuse(folder, kind, flag)
+    if folder.is_dir() and any(folder.iterdir()) and not is_owned(folder, kind):
+        raise _refuse(folder, kind, flag)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RagloopError(f"cannot create {folder}: {exc}; pass a writable {flag}") from None
+    if _kind_of(folder) != kind:
+        mark_folder(folder, kind)
+    return folder
+
+
+def check_replaceable(folder: str | Path, kind: str, flag: str = "--out") -> None:
+    """Raise unless ``folder`` is absent, empty or a ragloop folder of ``kind``."""
+    folder = Path(folder)
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+        return
+    if not is_owned(folder, kind):
+        raise _refuse(folder, kind, flag)
+
+
+def new_build_folder(target: str | Path) -> Path:
+    """A unique, empty sibling of ``target`` to build into (so writers never share a folder)."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.build-"))
+
+
+def _sweep(target: Path) -> None:
+    """Remove leftovers of killed swaps and builds beside ``target`` (call under its lock)."""
+    now = time.time()
+    for old in target.parent.glob(f".{target.name}.old-*"):
+        shutil.rmtree(old, ignore_errors=True)
+    for build in target.parent.glob(f".{target.name}.build-*"):
+        with contextlib.suppress(OSError):
+            if now - build.stat().st_mtime > STALE_BUILD_S:
+                shutil.rmtree(build, ignore_errors=True)
+
+
+def replace_folder(built: str | Path, target: str | Path, kind: str, flag: str = "--out") -> None:
+    """Swap the finished ``built`` folder in as ``target`` (hold ``folder_lock(target)``).
+
+    ``target`` must be absent, empty or a ragloop folder of ``kind``; the old one is moved
+    aside, the new one renamed in, then the old one removed, so readers under the same lock
+    always find a whole folder.
+    """
+    built, target = Path(built), Path(target)
+    check_replaceable(target, kind, flag)
+    mark_folder(built, kind)
+    fsync_dir(built)
+    _sweep(target)
+    old = None
+    if target.exists():
+        old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
+        os.replace(target, old)
+    os.replace(built, target)
+    fsync_dir(target.parent)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
