@@ -158,14 +158,16 @@ def _natural(path: Path, keys: dict[str, str]) -> list[Question]:
             row = json.loads(line)
             page, snippets = row["gold_page"], tuple(row["gold_snippets"])
             if page not in keys:
-                raise KeyError(f"{page} is not in the corpus")
+                raise ValueError(f"{page} is not in the corpus")
             bad = [s for s in snippets if [p for p, t in keys.items() if squash(s) in t] != [page]]
             if bad or not snippets:
                 raise ValueError(f"snippet not on {page} alone: {bad[:1]}")
             out.append(
                 Question(f"natural/{n}", "natural", row["question"], page, snippets, "", "natural")
             )
-        except (KeyError, ValueError, TypeError) as exc:
+        except KeyError as exc:
+            warnings.warn(f"{path.name}:{n}: skipped (missing field {exc})", stacklevel=2)
+        except (ValueError, TypeError) as exc:
             warnings.warn(f"{path.name}:{n}: skipped ({type(exc).__name__}: {exc})", stacklevel=2)
     return out
 

@@ -19,7 +19,7 @@ import lxml.html
 SNIPPET_MIN, SNIPPET_MAX = 30, 80
 _WS = re.compile(r"\s+")
 _TAG = re.compile(r"<[^>]+>")
-_SENTENCE_END = re.compile(r"(?<![\s.]\w)(?<=[^\s.])\.(?=\s+[A-Z(])")
+_SENTENCE_END = re.compile(r"(?<=[^\s.]{2})\.(?=\s+[\w(])")  # "e.g." and "9.0" do not end one
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def text_of(node: lxml.html.HtmlElement | None) -> str:
 
 
 def first_sentence(text: str) -> str:
-    """The first sentence of a paragraph (a period followed by a capitalised word ends it)."""
+    """The first sentence of a paragraph (a period after a word of 2+ letters, then a space)."""
     parts = _SENTENCE_END.split(text, maxsplit=1)
     first = parts[0].strip()
     return first if first.endswith(".") or len(parts) == 1 else first + "."

@@ -70,7 +70,8 @@ def _words(text: str) -> frozenset[str]:
 _BASE_VERBS = _words(
     "abort analyze allocate call change check checkpoint close cluster collect commit compute "
     "conditionally control copy create deallocate declare define delete destroy discard display "
-    "empty enable execute extract fetch garbage-collect generate import initialize insert invoke "
+    "empty enable execute extract fetch garbage-collect generate import initialize insert inspect "
+    "invoke list "
     "listen load lock move notify obtain position prepare reassign rebuild receive refresh "
     "register reindex release remove replace reset restore retrieve revoke roll "
     "select set show start stop store stream synchronize take update verify"
@@ -149,12 +150,13 @@ def paraphrase(target: Target, rng: random.Random) -> str | None:
     core = _core(target.purpose)
     first = core.split(" ", 1)[0] if core else ""
     if target.kind in PARAPHRASE_VERB:
-        if first in _BASE_VERBS:
+        if first not in _BASE_VERBS and first.endswith("s") and first[:-1] in _BASE_VERBS:
+            core = first[:-1] + core[len(first) :]  # "checks for corruption" -> "check for ..."
+            first = first[:-1]
+        if first in _BASE_VERBS or target.kind == "command":
             templates = PARAPHRASE_VERB[target.kind]
-        elif target.kind == "program":
-            templates = PARAPHRASE_NOUN
         else:
-            return None
+            templates = PARAPHRASE_NOUN
     elif first in _THIRD_VERBS:
         templates = PARAPHRASE_CLAUSE[target.kind]
     else:
