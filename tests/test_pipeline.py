@@ -46,7 +46,8 @@ def test_ask_json_and_errors(tmp_path, monkeypatch):
     empty = runner.invoke(app, ["ask", "  "])
     assert empty.exit_code == 2 and "empty" in empty.output
     no_key = runner.invoke(app, ["ask", "q", "--llm", "openai:gpt-4o-mini"])
-    assert no_key.exit_code == 2 and "OPENAI_API_KEY" in no_key.output
+    # a missing key is a runtime error (1), not a usage error (2)
+    assert no_key.exit_code == 1 and "OPENAI_API_KEY" in no_key.output
 
 
 def test_langgraph_json_points_at_a_compiled_graph(tmp_path, monkeypatch):

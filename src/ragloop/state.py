@@ -79,6 +79,7 @@ class State(TypedDict, total=False):
     answer: str
     citations: list[dict[str, Any]]
     scores: dict[str, float]
+    score_reasons: dict[str, str]  # why each score has its value (or is unmeasured)
     stop_reason: str
 
 

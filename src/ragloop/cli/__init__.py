@@ -1,6 +1,8 @@
 """The ``ragloop`` command line: the only place that prints or turns errors into exit codes.
 
 Each command family lives in its own module of this package and registers on ``app``.
+Exit codes: 0 done; 1 a runtime error (a model, file or index failed); 2 a usage error (a
+flag, setting or name ragloop cannot use); 3 nothing measured (every row or metric failed).
 """
 
 from __future__ import annotations
@@ -14,12 +16,20 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ragloop.errors import RagloopError
+from ragloop.errors import ConfigError, RagloopError, UnknownNameError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_NOTHING_MEASURED = 3
+#: an argument that reads its text from standard input
+STDIN = "-"
 
 app = typer.Typer(
     help="ragloop: a self-correcting RAG pipeline with its evaluation built in.",
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit codes: 0 done, 1 runtime error, 2 usage error, 3 nothing measured.",
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -38,8 +48,53 @@ def progress_bar(label: str = "{task.description}") -> Progress:
     )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from ragloop import __version__
+
+        typer.echo(f"ragloop {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        "-V",
+        callback=_version,
+        is_eager=True,
+        help="print the version and exit",
+    ),
+) -> None:
+    """ragloop: a self-correcting RAG pipeline with its evaluation built in."""
+
+
+def read_stdin_arg(value: str, what: str) -> str:
+    """``-`` means: read ``what`` from standard input (``ragloop ask -``)."""
+    import sys
+
+    if value != STDIN:
+        return value
+    if sys.stdin is None or sys.stdin.isatty():
+        raise ConfigError(f"'-' reads the {what} from standard input: pipe something into it")
+    return sys.stdin.read()
+
+
+TIMEOUT_HELP = "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT, default 60)"
+MAX_TOKENS_HELP = "most tokens an LLM reply may have (RAGLOOP_LLM_MAX_TOKENS, default 1024)"
+MAX_RETRIES_HELP = "retries of a failed LLM request (RAGLOOP_LLM_MAX_RETRIES, default 2)"
+
+
+def llm_knobs(
+    timeout: float | None, max_tokens: int | None, max_retries: int | None
+) -> dict[str, Any]:
+    """The LLM flags as Settings overrides (None: keep the environment's or the default)."""
+    return {"llm_timeout": timeout, "llm_max_tokens": max_tokens, "llm_max_retries": max_retries}
+
+
 def friendly(fn: F) -> F:
-    """Turn ragloop errors into one clear line on stderr and exit code 2."""
+    """Turn ragloop errors into one clear line on stderr and their exit code (2 usage, 1 other)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -48,8 +103,11 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except RagloopError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from None
+            err_console.print("[bold red]error:[/] ", end="", highlight=False)
+            err_console.print(str(exc), markup=False, highlight=False)
+            # a value ragloop cannot use (flag, setting, name, dataset) is a usage error
+            usage = isinstance(exc, ValueError | UnknownNameError)
+            raise typer.Exit(EXIT_USAGE if usage else EXIT_ERROR) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -9,7 +9,17 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ragloop.cli import app, console, err_console, friendly
+from ragloop.cli import (
+    MAX_RETRIES_HELP,
+    MAX_TOKENS_HELP,
+    TIMEOUT_HELP,
+    app,
+    console,
+    err_console,
+    friendly,
+    llm_knobs,
+    read_stdin_arg,
+)
 from ragloop.config import load_settings
 from ragloop.graph.result import RunResult
 
@@ -30,8 +40,10 @@ def show_result(result: RunResult) -> None:
     for n, step in enumerate(result.steps, start=1):
         path.add_row(str(n), str(step.get("node")), str(step.get("detail")))
     console.print(path)
+    reasons = result.reasons()
     scores = ", ".join(
-        f"{k}={'n/a' if math.isnan(v) else f'{v:.2f}'}" for k, v in result.scores.items()
+        f"{k}=n/a ({reasons[k]})" if math.isnan(v) else f"{k}={v:.2f}"
+        for k, v in result.scores.items()
     )
     console.print(
         f"stop: {result.stop_reason} · iterations: {result.iterations} · scores: {scores} · "
@@ -43,30 +55,39 @@ def show_result(result: RunResult) -> None:
 @app.command()
 @friendly
 def ask(
-    question: str = typer.Argument(..., help="the question"),
-    llm: str = typer.Option(None, "--llm", help="none (offline, default) or openai:<model>"),
-    retriever: str = typer.Option(None, "--retriever", help="retriever to start with"),
+    question: str = typer.Argument(..., help="the question; - reads it from standard input"),
+    llm: str = typer.Option(
+        None, "--llm", help="none (offline, default), provider:model or a registered name"
+    ),
+    retriever: str = typer.Option(
+        None, "--retriever", help="retriever to start with (any registered name)"
+    ),
     max_iterations: int = typer.Option(None, "--max-iterations", help="cap on corrective loops"),
     corpus: Path = typer.Option(None, "--corpus", help="corpus folder (default: demo base)"),
     index_dir: Path = typer.Option(None, "--index", help="index folder"),
     reference: str = typer.Option(None, "--reference", help="judge recall against this answer"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+    timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),
+    max_tokens: int = typer.Option(None, "--max-tokens", help=MAX_TOKENS_HELP),
+    max_retries: int = typer.Option(None, "--max-retries", help=MAX_RETRIES_HELP),
 ) -> None:
     """Answer a question with citations, and show the path the loop took and its scores."""
     from ragloop.errors import ConfigError
     from ragloop.pipeline import build_pipeline
 
+    question = read_stdin_arg(question, "question")
     if not question.strip():
         raise ConfigError('the question is empty: ragloop ask "your question"')
-    settings = load_settings(llm=llm, index_dir=index_dir, max_iterations=max_iterations)
+    given = dict(
+        llm=llm,
+        index_dir=index_dir,
+        max_iterations=max_iterations,
+        **llm_knobs(timeout, max_tokens, max_retries),
+    )
+    settings = load_settings(**given)
     if retriever:  # start with it, keep the others in their order; the name is validated
         rest = [r for r in settings.retrievers if r != retriever]
-        settings = load_settings(
-            llm=llm,
-            index_dir=index_dir,
-            max_iterations=max_iterations,
-            retrievers=[retriever, *rest],
-        )
+        settings = load_settings(**given, retrievers=[retriever, *rest])
     with err_console.status("building the pipeline…"):
         pipeline = build_pipeline(settings, corpus_dir=corpus)
     with err_console.status("thinking…"):

@@ -29,6 +29,8 @@ class RunResult:
     reference: str | None = None
     reference_contexts: list[str] = field(default_factory=list)
     draft: str = ""
+    #: why each score has its value; an unmeasured (NaN) score always says why
+    score_reasons: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_state(cls, state: dict[str, Any], **extra: Any) -> RunResult:
@@ -47,6 +49,7 @@ class RunResult:
             reference=state.get("reference"),
             reference_contexts=list(state.get("reference_contexts") or []),
             draft=state.get("draft", ""),
+            score_reasons=dict(state.get("score_reasons") or {}),
             **extra,
         )
 
@@ -67,7 +70,19 @@ class RunResult:
             k: (None if isinstance(v, float) and math.isnan(v) else v)
             for k, v in self.scores.items()
         }
+        data["score_reasons"] = self.reasons()
         return data
+
+    def reasons(self) -> dict[str, str]:
+        """A reason for every score (those the graph gave none get one saying so)."""
+        out = {}
+        for name, value in self.scores.items():
+            reason = self.score_reasons.get(name)
+            if not reason:
+                unmeasured = isinstance(value, float) and math.isnan(value)
+                reason = "not measured (no reason recorded)" if unmeasured else "measured"
+            out[name] = reason
+        return out
 
     def path(self) -> list[str]:
         """The steps in words, one per line, as shown by ``ragloop ask``."""

@@ -28,7 +28,25 @@ def make_score(deps: Deps) -> Any:
             ),
             "context_recall": float(judgment.get("recall", math.nan)) if judgment else math.nan,
         }
+        reasons = {
+            "answer_relevancy": result.reason
+            or ("measured" if result.measured else "answer relevancy could not be computed"),
+            "context_relevance": (
+                f"mean judge grade of {len(contexts)} kept context(s), 0/1/2 scaled to 0..1"
+                if contexts
+                else "no context was kept, so there is no context relevance to report"
+            ),
+            "context_recall": (
+                str(judgment.get("reason") or "the judge's recall of the latest retrieval")
+                if judgment
+                else "no retrieval was judged (answered from the draft)"
+            ),
+        }
         shown = ", ".join(f"{k}={v:.2f}" for k, v in scores.items() if not math.isnan(v))
-        return {"scores": scores, "steps": add_step(state, "score", shown or "nothing to score")}
+        return {
+            "scores": scores,
+            "score_reasons": reasons,
+            "steps": add_step(state, "score", shown or "nothing to score"),
+        }
 
     return score
