@@ -17,10 +17,13 @@ from ragloop.config import load_settings
 def index(
     path: Path = typer.Argument(None, help="corpus folder (default: the bundled demo base)"),
     out: Path = typer.Option(None, "--out", help="index folder (default: RAGLOOP_INDEX_DIR)"),
-    embeddings: str = typer.Option(None, help="embeddings spec: wordllama or openai:<model>"),
+    embeddings: str = typer.Option(
+        None, help="embeddings: minilm (default), wordllama (fast) or openai:<model>"
+    ),
 ) -> None:
     """Chunk and index a folder of .md/.txt/.rst/.html files (dense + sparse)."""
     from ragloop.data import KB_DIR
+    from ragloop.embeddings import EmbedPlan, VectorCache
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index
 
@@ -29,6 +32,12 @@ def index(
     target = out or settings.index_dir
     started = time.perf_counter()
     emb = get_embeddings(settings.embeddings)
+    cache = VectorCache(settings.data_dir / "cache" / "vectors.sqlite")
+
+    def plan(p: EmbedPlan) -> None:
+        if p.seconds is not None and p.seconds >= 30:  # a large corpus: say so before starting
+            bar.console.print(p.describe(), markup=False, highlight=False)
+
     with progress_bar("embedding chunks") as bar:
         task = bar.add_task("embed", total=None)
         idx = build_index(
@@ -39,6 +48,8 @@ def index(
             chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            cache=cache,
+            on_plan=plan,
         )
     report = idx.report
     assert report is not None
