@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 REDACTED = "[REDACTED]"
 
@@ -40,3 +41,23 @@ def redact_text(
     for pattern in patterns:
         text = pattern.sub(lambda m: (m.group(1) or "" if m.re.groups else "") + marker, text)
     return text
+
+
+def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` with every string inside it (dict keys and values, lists, tuples) redacted.
+
+    Other objects pass through; an exception becomes a ``RuntimeError`` of its redacted text
+    (its type name kept in the text), so a stored error never carries a key.
+    """
+    secrets = list(secrets)
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, BaseException):
+        return RuntimeError(redact_text(f"{type(value).__name__}: {value}", secrets))
+    if isinstance(value, Mapping):
+        return {redact_value(k, secrets): redact_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v, secrets) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_value(v, secrets) for v in value)
+    return value

@@ -8,7 +8,7 @@ import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -93,14 +93,14 @@ class ChatSession:
 
     async def _open(self) -> Any:
         import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+        from ragloop.chat.memory import RedactingSaver
         from ragloop.graph.builder import build_graph
 
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = await aiosqlite.connect(str(self.db_path), timeout=30)
-            saver = AsyncSqliteSaver(self._conn)
+            saver = RedactingSaver(self._conn)
             await saver.setup()
         except Exception as exc:
             raise RagloopError(
@@ -149,13 +149,44 @@ class ChatSession:
 
     async def aturn(self, text: str, on_step: StepCallback | None = None) -> RunResult:
         """One turn: condense against the history, run the graph, record the trace."""
-        from ragloop.graph.builder import recursion_limit
-        from ragloop.pipeline import CallCounter
-
         self._current = asyncio.current_task()
         original = redact(text.strip())  # a pasted key never reaches the model or the memory
         if not original:
             raise ConfigError("the message is empty: type a question")
+        async with self._thread_lock():  # turns of one thread, from any process, one at a time
+            result = await self._locked_turn(original, on_step)
+        self.last = result
+        if self.traces is not None:
+            await asyncio.to_thread(
+                record_turn, self.traces, result, self.thread_id, self.pipeline.model, original
+            )
+        return result
+
+    @contextlib.asynccontextmanager
+    async def _thread_lock(self) -> AsyncIterator[None]:
+        """The inter-process lock of this thread: read history, run, save happen under it."""
+        import hashlib
+
+        from filelock import FileLock
+
+        name = hashlib.sha256(self.thread_id.encode()).hexdigest()[:16]
+        path = self.db_path.parent / f".{self.db_path.name}.thread-{name}.lock"
+        lock = FileLock(str(path), thread_local=False)
+        while True:  # poll, so a Ctrl-C (task cancel) ends the wait at once
+            try:
+                lock.acquire(timeout=0)
+                break
+            except TimeoutError:
+                await asyncio.sleep(0.05)
+        try:
+            yield
+        finally:
+            lock.release()
+
+    async def _locked_turn(self, original: str, on_step: StepCallback | None) -> RunResult:
+        from ragloop.graph.builder import recursion_limit
+        from ragloop.pipeline import CallCounter
+
         history = await self.ahistory()
         if on_step and history:
             on_step("condense", "turning the follow-up into a standalone question")
@@ -185,18 +216,12 @@ class ChatSession:
                 for node, update in (chunk or {}).items():
                     steps = (update or {}).get("steps") or [{}]
                     on_step(node, str(steps[-1].get("detail", "")))
-        result = RunResult.from_state(
+        return RunResult.from_state(
             final,
             llm_calls=counter.calls,
             tokens=counter.tokens,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
-        self.last = result
-        if self.traces is not None:
-            await asyncio.to_thread(
-                record_turn, self.traces, result, self.thread_id, self.pipeline.model, original
-            )
-        return result
 
     def cancel(self, future: concurrent.futures.Future[Any]) -> None:
         """Cancel a submitted turn and wait until it has unwound; the thread keeps its history."""
