@@ -15,10 +15,32 @@ from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-WORDS = (
-    "Paris France capital river Seine tower Eiffel 1889 Marie Curie Nobel prize 1903 "
-    "Warsaw physics chemistry Lisbon Tagus Tokyo Japan 1868 서울 Москва café"
-).split()
+WORDS = [
+    "Paris",
+    "France",
+    "capital",
+    "river",
+    "Seine",
+    "tower",
+    "Eiffel",
+    "1889",
+    "Marie",
+    "Curie",
+    "Nobel",
+    "prize",
+    "1903",
+    "Warsaw",
+    "physics",
+    "chemistry",
+    "Lisbon",
+    "Tagus",
+    "Tokyo",
+    "Japan",
+    "1868",
+    "서울",
+    "Москва",
+    "café",
+]
 
 
 class CountingFake(FakeListChatModel):
@@ -33,6 +55,15 @@ class CountingFake(FakeListChatModel):
 
 def _m(module: str, cls: str) -> Any:
     return getattr(importlib.import_module(f"ragas.metrics.{module}"), cls)
+
+
+def _builder(module: str, cls: str, **fixed: Any) -> Any:
+    """A function (llm, embeddings) -> the RAGAS legacy metric ``cls`` with ``fixed`` params."""
+
+    def build(llm: Any, emb: Any) -> Any:
+        return _m(module, cls)(llm=llm, **fixed)
+
+    return build
 
 
 def _text(rng: random.Random, lo: int = 1, hi: int = 3) -> str:
@@ -92,25 +123,40 @@ def llm_cases(rng: random.Random) -> list[dict[str, Any]]:
             {"metric": metric, "sample": sample, "verdicts": verdicts, "build": build, **extra}
         )
 
-    faith = lambda llm, emb: _m("_faithfulness", "Faithfulness")(llm=llm)  # noqa: E731
+    faith = _builder("_faithfulness", "Faithfulness")
     for i in range(N + 3):
         s = _single(rng)
         n = 0 if i == 0 else rng.randint(1, 5)
         verdicts = _bits(rng, n if i % 5 else max(0, n - rng.randint(1, 2)))
         if i == 1:
             verdicts = []
-        add("faithfulness", s, {"statements": [f"S{k}." for k in range(n)], "verdicts": verdicts}, faith)
+        add(
+            "faithfulness",
+            s,
+            {"statements": [f"S{k}." for k in range(n)], "verdicts": verdicts},
+            faith,
+        )
 
-    recall = lambda llm, emb: _m("_context_recall", "LLMContextRecall")(llm=llm)  # noqa: E731
+    recall = _builder("_context_recall", "LLMContextRecall")
     for i in range(N + 1):
-        add("context_recall", _single(rng), {"attributed": _bits(rng, 0 if i == 0 else rng.randint(1, 5))}, recall)
+        add(
+            "context_recall",
+            _single(rng),
+            {"attributed": _bits(rng, 0 if i == 0 else rng.randint(1, 5))},
+            recall,
+        )
 
-    prec = lambda llm, emb: _m("_context_precision", "LLMContextPrecisionWithReference")(llm=llm)  # noqa: E731
+    prec = _builder("_context_precision", "LLMContextPrecisionWithReference")
     for i in range(N + 1):
         s = _single(rng)
         if i == 0:
             s["retrieved_contexts"] = []
-        add("llm_context_precision_with_reference", s, {"useful": _bits(rng, len(s["retrieved_contexts"]))}, prec)
+        add(
+            "llm_context_precision_with_reference",
+            s,
+            {"useful": _bits(rng, len(s["retrieved_contexts"]))},
+            prec,
+        )
 
     def correctness(weights: list[float] | None) -> Any:
         def build(llm: Any, emb: Any) -> Any:
@@ -129,7 +175,7 @@ def llm_cases(rng: random.Random) -> list[dict[str, Any]]:
         if i == 3:
             nf = 2
         resp = [f"R{k}." for k in range(nr)]
-        ref = [f"G{k}." for k in range(nf)]
+        ref = [f"G{k}." for k in range(nf)] if s["response"] != s["reference"] else list(resp)
         tp = resp[: rng.randint(0, nr)]
         verdicts = {
             "response_statements": resp,
@@ -142,11 +188,14 @@ def llm_cases(rng: random.Random) -> list[dict[str, Any]]:
         params = {"weights": weights} if weights else {}
         add("answer_correctness", s, verdicts, correctness(weights), params=params)
 
-    ent = lambda llm, emb: _m("_context_entities_recall", "ContextEntityRecall")(llm=llm)  # noqa: E731
+    ent = _builder("_context_entities_recall", "ContextEntityRecall")
     for i in range(N + 2):
         v = {"reference_entities": _entities(rng), "context_entities": _entities(rng)}
         if i == 0:
-            v = {"reference_entities": ["Paris", "Paris", "1889"], "context_entities": ["paris", "1889"]}
+            v = {
+                "reference_entities": ["Paris", "Paris", "1889"],
+                "context_entities": ["paris", "1889"],
+            }
         add("context_entity_recall", _single(rng), v, ent)
 
     def relevancy(n: int) -> Any:
@@ -183,7 +232,7 @@ def llm_cases(rng: random.Random) -> list[dict[str, Any]]:
                 s["user_input"] = s["response"] = s["retrieved_contexts"][0][:5]
             add(name, s, {"ratings": [rng.choice(levels), rng.choice(levels)]}, build)
 
-    rub = lambda llm, emb: _m("_domain_specific_rubrics", "RubricsScore")(llm=llm)  # noqa: E731
+    rub = _builder("_domain_specific_rubrics", "RubricsScore")
     for _ in range(10):
         add("domain_specific_rubrics", _single(rng), {"score": rng.randint(1, 5)}, rub)
     for _ in range(10):
@@ -202,10 +251,17 @@ def llm_cases(rng: random.Random) -> list[dict[str, Any]]:
                 "refused": [rng.random() < 0.3 for _ in range(n)],
                 "classifications": [rng.random() < 0.6 for _ in range(m)],
             }
-            add("topic_adherence", _conversation(rng), v, topic(mode), multi_turn=True, params={"mode": mode})
+            add(
+                "topic_adherence",
+                _conversation(rng),
+                v,
+                topic(mode),
+                multi_turn=True,
+                params={"mode": mode},
+            )
 
-    goal_with = lambda llm, emb: _m("_goal_accuracy", "AgentGoalAccuracyWithReference")(llm=llm)  # noqa: E731
-    goal_without = lambda llm, emb: _m("_goal_accuracy", "AgentGoalAccuracyWithoutReference")(llm=llm)  # noqa: E731
+    goal_with = _builder("_goal_accuracy", "AgentGoalAccuracyWithReference")
+    goal_without = _builder("_goal_accuracy", "AgentGoalAccuracyWithoutReference")
     for i in range(N // 2 * 2):
         c = _conversation(rng)
         with_ref = i % 2 == 0

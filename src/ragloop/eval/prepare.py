@@ -56,7 +56,14 @@ def default_metric_names(ds: EvaluationDataset, has_llm: bool) -> list[str]:
     """The trio (LLM or offline) plus every non-LLM metric the dataset's columns allow."""
     known = metric_names()
     trio = LLM_TRIO if has_llm else OFFLINE_TRIO
-    others = [n for n in known if not get_metric_class(n).needs_llm and n not in OFFLINE_TRIO]
+    others = [
+        n
+        for n in known
+        if not get_metric_class(n).needs_llm
+        and get_metric_class(n).in_defaults
+        and get_metric_class(n).name == n  # an alias is not a second metric
+        and n not in OFFLINE_TRIO
+    ]
     names = [n for n in (*trio, *others) if n in known]
     return [n for n in names if _fits(get_metric_class(n), ds)]
 

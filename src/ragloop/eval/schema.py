@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 import logging
@@ -27,7 +28,14 @@ RENAMED_COLUMNS = {
     "rubric": "rubrics",
 }
 
-LIST_COLUMNS = ("retrieved_contexts", "reference_contexts", "multi_responses")
+LIST_COLUMNS = (
+    "retrieved_contexts",
+    "reference_contexts",
+    "multi_responses",
+    "retrieved_context_ids",
+    "reference_context_ids",
+    "reference_topics",
+)
 
 
 class SingleTurnSample(BaseModel):
@@ -42,6 +50,11 @@ class SingleTurnSample(BaseModel):
     multi_responses: list[str] | None = None
     reference: str | None = None
     rubrics: dict[str, str] | None = None
+    retrieved_context_ids: list[str | int] | None = None
+    reference_context_ids: list[str | int] | None = None
+    persona_name: str | None = None
+    query_style: str | None = None
+    query_length: str | None = None
 
     def extras(self) -> dict[str, Any]:
         """Columns outside the RAGAS schema (ids, tags), kept through round trips."""
@@ -62,6 +75,18 @@ class Message(BaseModel):
     content: str = ""
     tool_calls: list[ToolCall] | None = None
 
+    def pretty_repr(self) -> str:
+        """The message as RAGAS prints it in a transcript (``Human:``, ``AI:``, ``ToolOutput:``)."""
+        if self.type == "human":
+            return f"Human: {self.content}"
+        if self.type == "tool":
+            return f"ToolOutput: {self.content}"
+        lines = [f"AI: {self.content}"] if self.content != "" else []
+        if self.tool_calls is not None:
+            lines.append("Tools:")
+            lines += [f"  {call.name}: {call.args}" for call in self.tool_calls]
+        return "\n".join(lines)
+
 
 class MultiTurnSample(BaseModel):
     """A conversation (human/AI/tool messages) with its references."""
@@ -73,6 +98,14 @@ class MultiTurnSample(BaseModel):
     reference_tool_calls: list[ToolCall] | None = None
     rubrics: dict[str, str] | None = None
     reference_topics: list[str] | None = None
+
+    def pretty_repr(self) -> str:
+        """The conversation as a transcript, one message after another (RAGAS's format)."""
+        return "\n".join(m.pretty_repr() for m in self.user_input or [])
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Every tool call the AI made, in order."""
+        return [c for m in self.user_input or [] if m.type == "ai" for c in m.tool_calls or []]
 
 
 Sample = SingleTurnSample | MultiTurnSample
@@ -120,21 +153,39 @@ def to_sample(row: dict[str, Any] | Sample, notices: set[str] | None = None) -> 
         raise DatasetError(f"invalid row: {problems}") from None
 
 
+def _structured(value: str) -> Any:
+    """A list/dict cell as JSON or as a Python literal (pandas writes ``['a', 'b']``).
+
+    ``ast.literal_eval`` only builds literals (strings, numbers, lists, dicts ...); it
+    never runs code. Returns ``_NOT_PARSED`` when the text is neither.
+    """
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        pass
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NOT_PARSED
+    return parsed if isinstance(parsed, list | dict | tuple) else _NOT_PARSED
+
+
+_NOT_PARSED = object()
+
+
 def _csv_cell(column: str, value: str) -> Any:
     if value == "":
         return None
-    if (
-        column in LIST_COLUMNS
-        or column in ("rubrics", "contexts", "ground_truths")
-        or (value[:1] in "[{")
-    ):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            if column in LIST_COLUMNS or column == "contexts":
-                raise DatasetError(
-                    f'column \'{column}\' must hold a JSON list in CSV, e.g. ["a", "b"]'
-                ) from None
+    wants_list = column in LIST_COLUMNS or column in ("contexts", "ground_truths")
+    if wants_list or column == "rubrics" or value.lstrip()[:1] in ("[", "{"):
+        parsed = _structured(value.strip())
+        if parsed is not _NOT_PARSED:
+            return list(parsed) if isinstance(parsed, tuple) else parsed
+        if wants_list:
+            raise DatasetError(
+                f'column \'{column}\' must hold a list in CSV, as JSON ["a", "b"] '
+                "or as Python ['a', 'b'] (what pandas writes)"
+            )
     return value
 
 

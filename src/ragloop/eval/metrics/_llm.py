@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from ragloop.errors import ConfigError
 from ragloop.eval.judge import Judge, JudgeResult, Prompt
 from ragloop.eval.metrics.base import MetricResult, SingleTurnMetric, nan
-from ragloop.eval.schema import SingleTurnSample
+from ragloop.eval.schema import MultiTurnSample, SingleTurnSample
 
 
 class LLMMetric(SingleTurnMetric, ABC):
@@ -162,3 +162,19 @@ class DualJudgeMetric(LLMMetric, ABC):
 def decided(value: float, reason: str) -> MetricResult:
     """A result fixed by a rule, without any LLM call."""
     return MetricResult(value, reason, {"llm_calls": 0})
+
+
+class MultiTurnLLMMetric(LLMMetric, ABC):
+    """An LLM-judged metric over a conversation (``MultiTurnSample``)."""
+
+    multi_turn: ClassVar[bool | None] = True
+
+    async def _ascore(self, sample: Any) -> MetricResult:
+        return await self._multi_turn_ascore(sample)
+
+    async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
+        raise TypeError(f"metric '{self.name}' scores conversations only")
+
+    @abstractmethod
+    async def _multi_turn_ascore(self, sample: MultiTurnSample) -> MetricResult:
+        """Score a checked conversation."""

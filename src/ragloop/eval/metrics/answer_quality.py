@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -10,10 +11,10 @@ from pydantic import BaseModel, Field, field_validator
 
 from ragloop.errors import ConfigError
 from ragloop.eval.judge import Prompt
-from ragloop.eval.metrics._aggregate import cosine
 from ragloop.eval.metrics._llm import DualJudgeMetric, LLMMetric, calls, failed
 from ragloop.eval.metrics.base import MetricResult, nan
 from ragloop.eval.metrics.faithfulness import STATEMENTS_PROMPT, Statements
+from ragloop.eval.metrics.semantic import ragas_cosine
 from ragloop.eval.schema import SingleTurnSample
 
 # --- AnswerAccuracy (`nv_accuracy`) ---------------------------------------------------------
@@ -132,21 +133,24 @@ CLASSIFY_PROMPT = Prompt(
 
 
 def f_beta(tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
-    """F-beta of statement counts, with RAGAS' conventions for empty precision/recall."""
-    precision = tp / (tp + fp) if tp + fp else (1.0 if fn == 0 else 0.0)
-    recall = tp / (tp + fn) if tp + fn else (1.0 if fp == 0 else 0.0)
-    if precision + recall == 0:
+    """F-beta of statement counts as RAGAS computes it: an empty precision or recall is 0."""
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    if precision == 0 and recall == 0:
         return 0.0
     b2 = beta * beta
     return (1 + b2) * precision * recall / (b2 * precision + recall)
 
 
 class AnswerCorrectness(LLMMetric):
-    """RAGAS AnswerCorrectness: weights · (statement F-beta, cosine(response, reference)).
+    """RAGAS AnswerCorrectness: weighted mean of the statement F-beta and the cosine.
 
-    Default weights (0.75, 0.25), beta 1. Statements of response and reference come from two
-    parallel calls, the TP/FP/FN sort from a third. The cosine is floored at 0 to keep the
-    declared [0, 1] range. Embeddings are needed only when the similarity weight is > 0.
+    Default weights (0.75, 0.25), beta 1. Statements of response and reference come from
+    two parallel calls, the TP/FP/FN sort from a third; when neither text yields a
+    statement the F-beta is 1.0 and the third call is skipped (RAGAS's rule). The cosine
+    is not floored, so a negative similarity lowers the score below what F-beta alone
+    gives; a zero embedding makes the score NaN, as in RAGAS. Embeddings are needed only
+    when the similarity weight is > 0.
     """
 
     name = "answer_correctness"
@@ -174,11 +178,18 @@ class AnswerCorrectness(LLMMetric):
         self.needs_embeddings = w[1] > 0  # type: ignore[misc]
         super().__init__(**kwargs)
 
-    def _compute_score(self, tp: int, fp: int, fn: int, similarity: float) -> float:
-        """Weighted mean of the F-beta and the (floored) similarity."""
-        f = f_beta(tp, fp, fn, self.beta)
+    def _compute_score(self, f_score: float, similarity: float) -> float:
+        """Weighted mean of the F-beta and the similarity (NaN when the similarity is)."""
         w_f, w_s = self.weights
-        return (w_f * f + w_s * max(similarity, 0.0)) / (w_f + w_s)
+        return (w_f * f_score + w_s * similarity) / (w_f + w_s)
+
+    async def _similarity(self, sample: SingleTurnSample) -> float:
+        if self.weights[1] == 0:
+            return 0.0
+        assert self.embeddings is not None
+        v_ref = await self.embeddings.aembed_query(sample.reference or " ")
+        v_resp = await self.embeddings.aembed_query(sample.response or " ")
+        return ragas_cosine(v_ref, v_resp)
 
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
         q = sample.user_input
@@ -188,37 +199,32 @@ class AnswerCorrectness(LLMMetric):
         )
         if not (resp.ok and ref.ok):
             return failed(resp, ref)
-        answer = [s for s in resp.output.statements if s.strip()]
-        truth = [s for s in ref.output.statements if s.strip()]
-        if not answer or not truth:
-            which = "response" if not answer else "reference"
-            return nan(
-                f"no statement could be extracted from the {which}", llm_calls=calls(resp, ref)
+        answer, truth = list(resp.output.statements), list(ref.output.statements)
+        judged = [resp, ref]
+        classification: dict[str, Any] | None = None
+        if not answer and not truth:
+            f_score, counts = 1.0, "no statement on either side: F=1 (RAGAS rule)"
+        else:
+            cls = await self.ask(
+                "classify", {"question": q, "answer": answer, "reference": truth}, Classification
             )
-        cls = await self.ask(
-            "classify", {"question": q, "answer": answer, "reference": truth}, Classification
-        )
-        if not cls.ok:
-            return failed(resp, ref, cls)
-        c = cls.output
-        similarity = 0.0
-        if self.weights[1] > 0:
-            assert self.embeddings is not None
-            v1, v2 = await self.embeddings.aembed_documents(
-                [sample.response or "", sample.reference or ""]
-            )
-            similarity = cosine(v1, v2)
-        tp, fp, fn = len(c.TP), len(c.FP), len(c.FN)
+            judged.append(cls)
+            if not cls.ok:
+                return failed(*judged)
+            c = cls.output
+            classification = c.model_dump()
+            tp, fp, fn = len(c.TP), len(c.FP), len(c.FN)
+            f_score, counts = f_beta(tp, fp, fn, self.beta), f"TP={tp} FP={fp} FN={fn}"
+        similarity = await self._similarity(sample)
         details = {
             "response_statements": answer,
             "reference_statements": truth,
-            "classification": c.model_dump(),
-            "f_score": f_beta(tp, fp, fn, self.beta),
+            "classification": classification,
+            "f_score": f_score,
             "similarity": similarity,
-            "llm_calls": calls(resp, ref, cls),
+            "llm_calls": calls(*judged),
         }
-        return MetricResult(
-            self._compute_score(tp, fp, fn, similarity),
-            f"TP={tp} FP={fp} FN={fn}, similarity {similarity:.3f}",
-            details,
-        )
+        value = self._compute_score(f_score, similarity)
+        if math.isnan(value):
+            return nan("response or reference embeds to the zero vector", **details)
+        return MetricResult(value, f"{counts}, similarity {similarity:.3f}", details)

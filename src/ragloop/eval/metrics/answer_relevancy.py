@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -10,10 +11,11 @@ from pydantic import BaseModel, Field, field_validator
 
 from ragloop.errors import ConfigError
 from ragloop.eval.judge import Prompt
-from ragloop.eval.metrics._aggregate import VERDICT_SCORES, check_temperature, cosine
+from ragloop.eval.metrics._aggregate import VERDICT_SCORES, check_temperature
 from ragloop.eval.metrics._aggregate import temperature_softmax as _softmax
 from ragloop.eval.metrics._llm import LLMMetric, calls, expect_length, failed
 from ragloop.eval.metrics.base import MetricResult, nan
+from ragloop.eval.metrics.semantic import ragas_cosine
 from ragloop.eval.schema import SingleTurnSample
 
 # --- ResponseRelevancy (RAGAS `answer_relevancy`) -------------------------------------------
@@ -91,7 +93,7 @@ class ResponseRelevancy(LLMMetric):
         """Mean cosine of the generated questions to the question, times 0 if all noncommittal."""
         if len(generated_vecs) == 0:
             return float("nan")
-        mean = float(np.mean([cosine(v, question_vec) for v in generated_vecs]))
+        mean = float(np.mean([ragas_cosine(v, question_vec) for v in generated_vecs]))
         return mean * int(not all(noncommittal))
 
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
@@ -99,8 +101,8 @@ class ResponseRelevancy(LLMMetric):
         res = await self.ask("questions", {"response": sample.response, "n": n}, GeneratedQuestions)
         if not res.ok:
             return failed(res)
-        items = [q for q in res.output.questions if q.question.strip()][:n]
-        if not items:
+        items = res.output.questions[:n]
+        if all(not q.question for q in items):
             return nan("the judge generated no question from the response", llm_calls=res.calls)
         questions = [q.question for q in items]
         flags = [q.noncommittal for q in items]
@@ -111,9 +113,11 @@ class ResponseRelevancy(LLMMetric):
         details = {
             "questions": questions,
             "noncommittal": flags,
-            "similarities": [cosine(v, question_vec) for v in vecs],
+            "similarities": [ragas_cosine(v, question_vec) for v in vecs],
             "llm_calls": calls(res),
         }
+        if math.isnan(value):
+            return nan("a question embeds to the zero vector (nothing to compare)", **details)
         if all(flags):
             reason = "every generated question marks the response as noncommittal: score 0"
         else:

@@ -56,12 +56,19 @@ class Metric(ABC):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     needs_llm: ClassVar[bool] = False
     needs_embeddings: ClassVar[bool] = False
-    multi_turn: ClassVar[bool] = False
+    #: True: multi-turn samples only; False: single-turn only; None: both (RAGAS rubrics)
+    multi_turn: ClassVar[bool | None] = False
+    #: other names the metric is found by (old ragloop names)
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: picked by ``evaluate`` when no metric is named and the columns allow it
+    in_defaults: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" in cls.__dict__ and not getattr(cls, "__abstractmethods__", None):
             REGISTRY[cls.name] = cls
+            for alias in cls.__dict__.get("aliases", ()):
+                REGISTRY[alias] = cls
 
     def __init__(
         self,
@@ -88,19 +95,21 @@ class Metric(ABC):
             )
 
     def missing_columns(self, sample: Sample) -> list[str]:
-        """The required columns that are absent or empty in ``sample``."""
-        missing = []
-        for col in self.required_columns:
-            value = getattr(sample, col, None)
-            if value is None or (isinstance(value, str | list | dict) and len(value) == 0):
-                missing.append(col)
-        return missing
+        """The required columns that are absent (None) in ``sample``.
+
+        An empty string or list is a value, scored the way RAGAS scores it (an exact match
+        of two empty strings is 1.0, precision over no contexts 0.0), not a missing column.
+        """
+        return [col for col in self.required_columns if getattr(sample, col, None) is None]
+
+    def accepts(self, sample: Sample) -> bool:
+        """Whether this metric scores samples of ``sample``'s kind (single- or multi-turn)."""
+        return self.multi_turn is None or isinstance(sample, MultiTurnSample) == self.multi_turn
 
     def check(self, sample: Sample | dict[str, Any]) -> Sample:
         """Coerce ``sample`` and raise ``MissingColumnsError`` naming each missing column."""
         sample = to_sample(sample)
-        wrong_kind = isinstance(sample, MultiTurnSample) != self.multi_turn
-        if wrong_kind:
+        if not self.accepts(sample):
             kind = "multi-turn" if self.multi_turn else "single-turn"
             raise RagloopError(f"metric '{self.name}' scores {kind} samples only")
         missing = self.missing_columns(sample)
@@ -131,6 +140,12 @@ class Metric(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+class MultiTurnMetric(Metric, ABC):
+    """A metric over ``MultiTurnSample`` (a conversation)."""
+
+    multi_turn: ClassVar[bool | None] = True
 
 
 class SingleTurnMetric(Metric, ABC):

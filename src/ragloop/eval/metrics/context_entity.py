@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -11,7 +10,7 @@ from pydantic import BaseModel
 
 from ragloop.eval.judge import Prompt
 from ragloop.eval.metrics._llm import LLMMetric, calls, failed, join_contexts
-from ragloop.eval.metrics.base import MetricResult, nan
+from ragloop.eval.metrics.base import MetricResult
 from ragloop.eval.schema import SingleTurnSample
 
 
@@ -34,15 +33,12 @@ ENTITIES_PROMPT = Prompt(
 )
 
 
-def _norm(entity: str) -> str:
-    return " ".join(entity.casefold().split())
-
-
 class ContextEntityRecall(LLMMetric):
-    """RAGAS ContextEntityRecall: |entities(context) ∩ entities(reference)| / |entities(reference)|.
+    """RAGAS ContextEntityRecall: |set(context entities) ∩ set(reference entities)| / n_ref.
 
-    Entities are matched after case-folding and collapsing spaces. With no entity in the
-    reference the score is NaN with a reason (RAGAS would return 0).
+    As in RAGAS entities match exactly as the judge wrote them (no case-folding), and the
+    denominator counts the reference entities as returned, repeats included; a reference
+    with no entity scores 0.0.
     """
 
     name = "context_entity_recall"
@@ -51,10 +47,9 @@ class ContextEntityRecall(LLMMetric):
 
     @staticmethod
     def _compute_score(reference_entities: Sequence[str], context_entities: Sequence[str]) -> float:
-        """Share of the reference's entities also found in the contexts."""
-        ref = {_norm(e) for e in reference_entities if e.strip()}
-        ctx = {_norm(e) for e in context_entities if e.strip()}
-        return len(ref & ctx) / len(ref) if ref else float("nan")
+        """Share of the reference's entities also found in the contexts (RAGAS's epsilon)."""
+        both = set(context_entities) & set(reference_entities)
+        return len(both) / (len(reference_entities) + 1e-8)
 
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
         joined = join_contexts(sample.retrieved_contexts or [])
@@ -65,14 +60,11 @@ class ContextEntityRecall(LLMMetric):
         if not (ref.ok and ctx.ok):
             return failed(ref, ctx)
         value = self._compute_score(ref.output.entities, ctx.output.entities)
+        found = set(ref.output.entities) & set(ctx.output.entities)
         details = {
             "reference_entities": ref.output.entities,
             "context_entities": ctx.output.entities,
             "llm_calls": calls(ref, ctx),
         }
-        if math.isnan(value):
-            return nan("the judge found no entity in the reference", **details)
-        found = {_norm(e) for e in ref.output.entities} & {_norm(e) for e in ctx.output.entities}
-        return MetricResult(
-            value, f"{len(found)} reference entities found in the contexts", details
-        )
+        reason = f"{len(found)} of {len(ref.output.entities)} reference entities in the contexts"
+        return MetricResult(value, reason, details)

@@ -258,6 +258,8 @@ class LLMContextPrecisionWithReference(LLMMetric):
 
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
         contexts = list(sample.retrieved_contexts or [])
+        if not contexts:
+            return decided(0.0, "no retrieved contexts: average precision 0 (as in RAGAS)")
         inputs = {
             "question": sample.user_input,
             "reference": sample.reference,

@@ -13,7 +13,6 @@ from ragloop.eval.metrics._llm import (
     LLMMetric,
     calls,
     decided,
-    expect_length,
     failed,
     join_contexts,
 )
@@ -98,7 +97,11 @@ SUPPORT_PROMPT = Prompt(
 
 
 class Faithfulness(LLMMetric):
-    """RAGAS Faithfulness: supported statements / statements of the response (2 calls)."""
+    """RAGAS Faithfulness: supported / judged statements of the response (2 calls).
+
+    As in RAGAS the share is over the verdicts the judge returned, so a reply judging
+    fewer statements than it was given still scores (the shortfall is in the reason).
+    """
 
     name = "faithfulness"
     required_columns = ("user_input", "response", "retrieved_contexts")
@@ -118,14 +121,13 @@ class Faithfulness(LLMMetric):
         )
         if not first.ok:
             return failed(first)
-        statements = [s for s in first.output.statements if s.strip()]
+        statements = list(first.output.statements)
         if not statements:
             return nan("no statement could be extracted from the response", llm_calls=first.calls)
         second = await self.ask(
             "verdicts",
             {"contexts": sample.retrieved_contexts, "statements": statements},
             SupportVerdicts,
-            check=expect_length(len(statements), "verdicts"),
         )
         if not second.ok:
             return failed(first, second, statements=statements)
@@ -133,14 +135,19 @@ class Faithfulness(LLMMetric):
         details = {
             "statements": statements,
             "verdicts": [
-                {"statement": s, "verdict": v.verdict, "reason": v.reason}
-                for s, v in zip(statements, second.output.verdicts, strict=True)
+                {"statement": v.statement, "verdict": v.verdict, "reason": v.reason}
+                for v in second.output.verdicts
             ],
             "llm_calls": calls(first, second),
         }
+        if not flags:
+            return nan("the judge returned no verdict", **details)
+        short = f" (the judge returned {len(flags)} for {len(statements)})" * (
+            len(flags) != len(statements)
+        )
         return MetricResult(
             self._compute_score(flags),
-            f"{sum(flags)} of {len(flags)} statements supported by the contexts",
+            f"{sum(flags)} of {len(flags)} verdicts supported by the contexts{short}",
             details,
         )
 
@@ -195,11 +202,12 @@ class ResponseGroundedness(DualJudgeMetric):
     scale = 2.0
 
     def precheck(self, sample: SingleTurnSample) -> MetricResult | None:
-        if (
-            not (sample.response or "").strip()
-            or not join_contexts(sample.retrieved_contexts or []).strip()
-        ):
+        response = (sample.response or "").strip()
+        joined = join_contexts(sample.retrieved_contexts or []).strip()
+        if not response or not joined:
             return decided(0.0, "response or contexts are blank (RAGAS rule: 0)")
+        if response in joined:
+            return decided(1.0, "the response is quoted from the contexts (RAGAS rule: 1)")
         return None
 
     def judge_inputs(self, sample: SingleTurnSample) -> tuple[dict[str, Any], dict[str, Any]]:

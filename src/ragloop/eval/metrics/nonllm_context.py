@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from ragloop.errors import ConfigError
 from ragloop.eval.metrics._aggregate import average_precision
-from ragloop.eval.metrics.base import MetricResult, SingleTurnMetric
+from ragloop.eval.metrics.base import MetricResult, SingleTurnMetric, nan
 from ragloop.eval.metrics.traditional import DistanceMeasure, similarity_fn
 from ragloop.eval.schema import SingleTurnSample
 
@@ -25,8 +25,8 @@ class _ContextStringMetric(SingleTurnMetric):
             raise ConfigError(f"threshold must be within [0, 1]; got {self.threshold!r}")
 
     def _best(self, text: str, others: list[str]) -> float:
-        """Highest similarity of ``text`` to any of ``others``."""
-        return max(float(self._similarity(text, other)) for other in others)
+        """Highest similarity of ``text`` to any of ``others`` (``others`` is not empty)."""
+        return max(float(self._similarity(other, text)) for other in others)
 
 
 class NonLLMContextRecall(_ContextStringMetric):
@@ -40,6 +40,10 @@ class NonLLMContextRecall(_ContextStringMetric):
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
         retrieved = list(sample.retrieved_contexts or [])
         references = list(sample.reference_contexts or [])
+        if not references:
+            return nan("no reference contexts to recall")
+        if not retrieved:
+            return nan("no retrieved contexts to compare the reference contexts with")
         best = [self._best(ref, retrieved) for ref in references]
         recalled = [score > self.threshold for score in best]
         return MetricResult(
@@ -60,6 +64,8 @@ class NonLLMContextPrecisionWithReference(_ContextStringMetric):
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
         retrieved = list(sample.retrieved_contexts or [])
         references = list(sample.reference_contexts or [])
+        if retrieved and not references:
+            return nan("no reference contexts to judge the retrieved contexts against")
         best = [self._best(ctx, references) for ctx in retrieved]
         useful = [int(score >= self.threshold) for score in best]
         return MetricResult(

@@ -10,7 +10,7 @@ from ragloop.errors import ConfigError
 from ragloop.eval.judge import Prompt
 from ragloop.eval.metrics._llm import LLMMetric, calls, failed
 from ragloop.eval.metrics.base import MetricResult
-from ragloop.eval.schema import SingleTurnSample
+from ragloop.eval.schema import MultiTurnSample, SingleTurnSample
 
 #: five default levels (reference-free); a sample's own ``rubrics`` replace them
 DEFAULT_RUBRICS: dict[str, str] = {
@@ -30,17 +30,24 @@ class RubricScore(BaseModel):
 RUBRIC_PROMPT = Prompt(
     name="rubrics_score",
     instruction=(
-        "Score the response from 1 to 5 using only the scoring rubric below, and explain the "
-        "score in one or two sentences of feedback. Use the reference and contexts when given."
+        "Score the response (for a conversation: the assistant's part of it) from 1 to 5 using "
+        "only the scoring rubric below, and explain the score in one or two sentences of "
+        "feedback. Use the reference and contexts when given."
     ),
 )
 
 
 class RubricsScore(LLMMetric):
-    """RAGAS RubricsScore: a 1-5 score against rubric descriptions (RAGAS' legacy name:
-    ``domain_specific_rubrics``). The sample's ``rubrics`` override the metric's."""
+    """RAGAS RubricsScore (``domain_specific_rubrics``): a 1-5 score against rubric levels.
 
-    name = "rubrics_score"
+    Scores a single-turn sample or a whole conversation (RAGAS's multi-turn form, shown
+    to the judge as its transcript). The sample's ``rubrics`` override the metric's.
+    ``rubrics_score`` is the older ragloop name of the same metric.
+    """
+
+    name = "domain_specific_rubrics"
+    aliases = ("rubrics_score",)
+    multi_turn = None
     required_columns = ("user_input", "response")
     output_type = "discrete"
     value_range = (1.0, 5.0)
@@ -58,16 +65,32 @@ class RubricsScore(LLMMetric):
         """The judge's level, as a float in [1, 5]."""
         return float(min(max(score, 1), 5))
 
+    def missing_columns(self, sample: Any) -> list[str]:
+        if isinstance(sample, MultiTurnSample):
+            return [] if sample.user_input is not None else ["user_input"]
+        return super().missing_columns(sample)
+
+    async def _ascore(self, sample: Any) -> MetricResult:
+        if isinstance(sample, MultiTurnSample):
+            inputs: dict[str, Any] = {"conversation": sample.pretty_repr()}
+            if sample.reference:
+                inputs["reference"] = sample.reference
+            return await self._grade(inputs, sample.rubrics)
+        return await self._single_turn_ascore(sample)
+
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
-        rubrics = sample.rubrics or self.rubrics
-        base = self.prompts["score"]
-        lines = "\n".join(f"{key}: {text}" for key, text in rubrics.items())
-        prompt = base.with_instruction(f"{base.instruction}\n\nScoring rubric:\n{lines}")
         inputs: dict[str, Any] = {"question": sample.user_input, "response": sample.response}
         if sample.reference:
             inputs["reference"] = sample.reference
         if sample.retrieved_contexts:
             inputs["contexts"] = sample.retrieved_contexts
+        return await self._grade(inputs, sample.rubrics)
+
+    async def _grade(self, inputs: dict[str, Any], own: dict[str, str] | None) -> MetricResult:
+        rubrics = own or self.rubrics
+        base = self.prompts["score"]
+        lines = "\n".join(f"{key}: {text}" for key, text in rubrics.items())
+        prompt = base.with_instruction(f"{base.instruction}\n\nScoring rubric:\n{lines}")
         res = await self.ask("score", inputs, RubricScore, prompt=prompt)
         if not res.ok:
             return failed(res)

@@ -9,7 +9,6 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ragloop.errors import ConfigError
-from ragloop.eval.metrics._aggregate import cosine
 from ragloop.eval.metrics.base import MetricResult, SingleTurnMetric, nan
 from ragloop.eval.schema import SingleTurnSample
 from ragloop.text import tokenize
@@ -72,11 +71,22 @@ async def blended_similarities(
     return [blend(float(vecs[0] @ v), x, weight) for v, x in zip(vecs[1:], lex, strict=True)]
 
 
-class SemanticSimilarity(SingleTurnMetric):
-    """Cosine similarity of ``response`` and ``reference`` embeddings, range [-1, 1].
+def ragas_cosine(a: Any, b: Any) -> float:
+    """Cosine as RAGAS computes it: NaN (not 0) when either vector is zero."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    nx, ny = float(np.linalg.norm(x)), float(np.linalg.norm(y))
+    if nx == 0 or ny == 0:
+        return float("nan")
+    return float(x @ y / (nx * ny))
 
-    With ``threshold`` set the result is binary: 1.0 when the cosine reaches it, else 0.0.
-    A text whose embedding is the zero vector cannot be compared and scores NaN.
+
+class SemanticSimilarity(SingleTurnMetric):
+    """RAGAS ``semantic_similarity``: cosine of the response and reference embeddings.
+
+    As in RAGAS an empty text is embedded as " "; a zero embedding gives NaN; a
+    ``threshold`` makes the result binary (1.0 when the cosine reaches it), and a
+    threshold of 0 or None means no threshold. With a threshold an unmeasurable pair
+    scores 0.0, as RAGAS does (NaN >= t is false). Range [-1, 1].
     """
 
     name = "semantic_similarity"
@@ -92,15 +102,15 @@ class SemanticSimilarity(SingleTurnMetric):
 
     async def _single_turn_ascore(self, sample: SingleTurnSample) -> MetricResult:
         assert self.embeddings is not None  # checked in Metric.__init__
-        response, reference = str(sample.response), str(sample.reference)
-        vectors = await self.embeddings.aembed_documents([response, reference])
-        for column, vec in zip(("response", "reference"), vectors, strict=True):
-            if not np.any(np.asarray(vec, dtype=float)):
-                return nan(f"{column} embeds to the zero vector (no words the model knows)")
-        similarity = cosine(vectors[0], vectors[1])
+        reference, response = sample.reference or " ", sample.response or " "
+        v_ref = await self.embeddings.aembed_query(reference)
+        v_resp = await self.embeddings.aembed_query(response)
+        similarity = ragas_cosine(v_ref, v_resp)
         details = {"cosine": similarity}
-        if self.threshold is None:
+        if not self.threshold:
+            if np.isnan(similarity):
+                return nan("response or reference embeds to the zero vector", **details)
             return MetricResult(similarity, details=details)
-        passed = similarity >= self.threshold
+        passed = bool(similarity >= self.threshold)
         reason = f"cosine {similarity:.3f} {'>=' if passed else '<'} threshold {self.threshold}"
         return MetricResult(float(passed), reason=reason, details=details)

@@ -58,21 +58,30 @@ class _ResponseReferenceMetric(SingleTurnMetric):
         """Score one response against its reference."""
 
 
-class BleuScore(_ResponseReferenceMetric):
-    """Sentence BLEU of the response against the reference (sacrebleu), scaled to [0, 1].
+def _bleu(value: float) -> float:
+    return min(1.0, max(0.0, value / 100.0))
 
-    ``kwargs`` are passed to sacrebleu (e.g. ``{"tokenize": "char"}`` for CJK text).
-    ``corpus_score`` gives dataset-level corpus BLEU, the usual figure in MT papers.
+
+class BleuScore(_ResponseReferenceMetric):
+    """RAGAS ``bleu_score``, number for number: both texts split on ". ", then corpus BLEU.
+
+    RAGAS passes the response sentences as hypotheses and each reference sentence as a
+    reference stream of one line; sacrebleu pairs them line by line, so in effect only
+    the first response sentence is scored (against every reference sentence). That is
+    RAGAS's behaviour and kept here under its name; ``sentence_bleu_score`` scores the
+    whole response. ``kwargs`` go to sacrebleu (``{"tokenize": "char"}`` for CJK text).
     """
 
     name = "bleu_score"
     kwargs: dict[str, Any] | None = None
 
     def _compute(self, response: str, reference: str) -> MetricResult:
-        from sacrebleu import sentence_bleu
+        from sacrebleu import corpus_bleu
 
-        bleu = sentence_bleu(response, [reference], **(self.kwargs or {}))
-        return MetricResult(min(1.0, max(0.0, bleu.score / 100.0)), details={"bleu": str(bleu)})
+        hyps = response.split(". ")
+        refs = [[sentence] for sentence in reference.split(". ")]
+        bleu = corpus_bleu(hyps, refs, **(self.kwargs or {}))
+        return MetricResult(_bleu(bleu.score), details={"bleu": str(bleu)})
 
     def corpus_score(self, samples: Sequence[SingleTurnSample | dict[str, Any]]) -> MetricResult:
         """Corpus BLEU over many samples (n-gram counts pooled before the geometric mean)."""
@@ -84,7 +93,20 @@ class BleuScore(_ResponseReferenceMetric):
         hyps = [str(s.response) for s in checked]
         refs = [[str(s.reference) for s in checked]]
         bleu = corpus_bleu(hyps, refs, **(self.kwargs or {}))
-        return MetricResult(min(1.0, max(0.0, bleu.score / 100.0)), details={"bleu": str(bleu)})
+        return MetricResult(_bleu(bleu.score), details={"bleu": str(bleu)})
+
+
+class SentenceBleuScore(BleuScore):
+    """ragloop's corrected BLEU: sentence BLEU of the whole response against the reference."""
+
+    name = "sentence_bleu_score"
+    in_defaults = False
+
+    def _compute(self, response: str, reference: str) -> MetricResult:
+        from sacrebleu import sentence_bleu
+
+        bleu = sentence_bleu(response, [reference], **(self.kwargs or {}))
+        return MetricResult(_bleu(bleu.score), details={"bleu": str(bleu)})
 
 
 class _UnicodeTokenizer:
@@ -95,10 +117,11 @@ class _UnicodeTokenizer:
 
 
 class RougeScore(_ResponseReferenceMetric):
-    """ROUGE (rouge-score, Porter stemming) of the response against the reference.
+    """RAGAS ``rouge_score``: rouge-score with Porter stemming and its default tokenizer.
 
-    ``tokenizer="default"`` is rouge-score's own (ASCII letters and digits only, so
-    Korean or Russian text has no tokens and scores NaN); ``"unicode"`` keeps every word.
+    That tokenizer keeps ASCII letters and digits only, so Korean or Russian words count
+    for nothing and such texts score 0.0, as in RAGAS; ``rouge_score_unicode`` (or
+    ``tokenizer="unicode"``) keeps every word.
     """
 
     name = "rouge_score"
@@ -128,11 +151,19 @@ class RougeScore(_ResponseReferenceMetric):
         self._scorer = rouge_scorer.RougeScorer([self.rouge_type], tokenizer=self._tok)
 
     def _compute(self, response: str, reference: str) -> MetricResult:
-        if not self._tok.tokenize(reference):
-            hint = " (try tokenizer='unicode')" if tokenize(reference) else ""
-            return nan(f"reference has no tokens ROUGE can compare{hint}")
         score = self._scorer.score(reference, response)[self.rouge_type]
-        return MetricResult(float(getattr(score, self.mode)), details=score._asdict())
+        reason = None
+        if not self._tok.tokenize(reference) and tokenize(reference):
+            reason = "no ASCII word in the reference (RAGAS tokenizer); see rouge_score_unicode"
+        return MetricResult(float(getattr(score, self.mode)), reason, details=score._asdict())
+
+
+class UnicodeRougeScore(RougeScore):
+    """ragloop's corrected ROUGE: every word counts, whatever its script."""
+
+    name = "rouge_score_unicode"
+    tokenizer: str = "unicode"
+    in_defaults = False
 
 
 class ExactMatch(_ResponseReferenceMetric):
