@@ -84,7 +84,7 @@ class _Walker:
         elif tag == "tr" and not el.xpath("./*/*[self::p or self::div or self::pre or self::ul]"):
             self.flush()
             cells = [clean_text(c.text_content()) for c in el if c.tag in ("td", "th")]
-            self.out.text(" | ".join(c for c in cells if c))
+            self.out.text(" | ".join(c for c in cells if c), row=True)
         elif tag == "div" and set((el.get("class") or "").split()) & _ADMONITIONS:
             self.flush()
             label = next(iter(el.iter(*_HEADINGS)), None)

@@ -49,7 +49,6 @@ def parse_markdown(text: str, path: Path) -> ParsedDocument:
     marks: list[str] = []  # one entry per open list: "-" or the next number
     pending = ""
     cells: list[str] = []
-    rows: list[str] = []
     for i, tok in enumerate(tokens):
         kind = tok.type
         if kind == "heading_open":
@@ -76,11 +75,8 @@ def parse_markdown(text: str, path: Path) -> ParsedDocument:
         elif kind == "inline" and tokens[i - 1].type in {"th_open", "td_open"}:
             cells.append(inline_text(tok))
         elif kind == "tr_close":
-            rows.append(" | ".join(cells))
+            out.text(" | ".join(cells), row=True)
             cells = []
-        elif kind == "table_close":
-            out.text("\n".join(rows))
-            rows = []
     return ParsedDocument(path, title, out.finish())
 
 

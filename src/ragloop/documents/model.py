@@ -9,7 +9,7 @@ from typing import Literal
 
 BlockKind = Literal["text", "code"]
 _SPACE = re.compile(r"\s+")
-_ITEM = re.compile(r"^(- |\d+\. )")
+_ITEM = re.compile(r"^\s*(- |\d+\. )")
 
 
 class DocumentError(Exception):
@@ -91,7 +91,7 @@ class SectionBuilder:
         self.stack: list[tuple[int, str]] = []
         self.sections: list[Section] = []
         self.page: int | None = None
-        self._in_list = False
+        self._run = ""
         self._current = Section(self._path())
 
     def _path(self) -> tuple[str, ...]:
@@ -120,22 +120,28 @@ class SectionBuilder:
                 self.stack.pop()
             self._current = Section(self._path(), page=self.page, anchor=None)
 
-    def text(self, text: str) -> None:
-        text = text.strip()
-        if not text:
+    def text(self, text: str, *, row: bool = False) -> None:
+        """Add prose; list items (and table rows, ``row=True``) in a run form one block."""
+        text = text.rstrip()
+        if not text.strip():
             return
+        kind = "row" if row else "item" if _ITEM.match(text) else ""
         blocks = self._current.blocks
-        if _ITEM.match(text) and blocks and blocks[-1].kind == "text" and self._in_list:
-            blocks[-1].text += "\n" + text  # one list is one block
+        if kind and blocks and blocks[-1].kind == "text" and self._run == kind:
+            blocks[-1].text += "\n" + text
         else:
-            blocks.append(Block("text", text))
-        self._in_list = bool(_ITEM.match(text))
+            blocks.append(Block("text", text if kind == "item" else text.strip()))
+        self._run = kind
 
     def code(self, text: str) -> None:
         text = text.strip("\n").rstrip()
         if text.strip():
             self._current.blocks.append(Block("code", text))
-            self._in_list = False
+            self._run = ""
+
+    @property
+    def has_blocks(self) -> bool:
+        return bool(self._current.blocks)
 
     def finish(self) -> list[Section]:
         self._flush()

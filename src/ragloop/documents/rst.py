@@ -117,7 +117,8 @@ class _Walker:
             " | ".join(clean_text(inline_text(entry)) for entry in row.children)
             for row in node.findall(nodes.row)
         ]
-        self.out.text("\n".join(r for r in rows if r.strip(" |")))
+        for row in rows:
+            self.out.text(row, row=True)
 
 
 def parse_rst(text: str, path: Path) -> ParsedDocument:

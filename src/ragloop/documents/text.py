@@ -18,6 +18,6 @@ def parse_text(text: str, path: Path) -> ParsedDocument:
         lines = [ln for ln in para.split("\n") if ln.strip()]
         if lines and all(ln.startswith(("    ", "\t")) for ln in lines):
             out.code("\n".join(ln[4:] if ln.startswith("    ") else ln[1:] for ln in lines))
-        else:
+        elif " ".join(ln.strip() for ln in lines) != title or out.sections or out.has_blocks:
             out.text(" ".join(ln.strip() for ln in lines))
     return ParsedDocument(path, title, out.finish())

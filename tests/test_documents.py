@@ -1,0 +1,216 @@
+"""Parsing each format into sections with heading paths, clean text and whole code blocks."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragloop.documents import DocumentError, chunk_document, parse_file, parse_text
+from ragloop.retrievers.corpus import load_corpus
+
+FIXTURES = Path(__file__).parent / "fixtures" / "documents"
+JSON = "json — JSON encoder and decoder"
+
+
+def sections(name):
+    return {s.heading_path: s for s in parse_file(FIXTURES / name).sections}
+
+
+def test_rst_sphinx_markup_becomes_clean_sections(capsys):
+    doc = parse_file(FIXTURES / "json.rst")
+    assert doc.title == JSON
+    by_path = {s.heading_path: s for s in doc.sections}
+    dumps = by_path[(JSON, "Basic Usage", "json.dumps")]
+    assert dumps.anchor == "json.dumps"
+    code = [b.text for b in dumps.blocks if b.kind == "code"]
+    assert (
+        code[0] == "dumps(obj, *, skipkeys=False, ensure_ascii=True, indent=None, sort_keys=False)"
+    )
+    assert code[1] == 'text = json.dumps({"a": 1}, indent=2)\n\nprint(text)'
+    prose = " ".join(b.text for b in dumps.blocks if b.kind == "text")
+    assert "Serialize obj to a JSON formatted str, like dump." in prose
+    assert "built with dict.fromkeys." in prose
+    assert "Changed in version 3.6: All optional parameters are now keyword-only." in prose
+    method = by_path[(JSON, "Basic Usage", "json.JSONEncoder", "json.JSONEncoder.default")]
+    assert "See PEP 8 and thing." in method.text
+    top = by_path[(JSON,)]
+    assert top.blocks[0].text == "Source code: Lib/json/__init__.py"
+    assert "Note: The term “object”" in top.text
+    assert "See json-basic and the command line." in top.text
+    usage = next(s for s in doc.sections if s.heading_path == (JSON, "Basic Usage"))
+    literal = usage.blocks[-1]
+    assert literal.kind == "code" and literal.text.count("\n") == 2  # the :: block, whole
+    assert "See also: pickle for Python-specific serialization." in doc.text
+    assert "JavaScript Object Notation" not in doc.text  # .. index:: entries are dropped
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""  # docutils reports nothing
+
+
+def test_rst_unknown_markup_degrades_to_text():
+    doc = parse_text(
+        "Title\n=====\n\nUse :weird:`thing <target>` and |undefined|.\n\n"
+        ".. strange-directive:: some args\n\n   Body text.\n\n.. toctree::\n\n   other\n",
+        "x.rst",
+    )
+    text = doc.text
+    assert "Use thing and undefined." in text and "some args" in text and "Body text." in text
+    assert "other" not in text and "System Message" not in text and ":weird:" not in text
+
+
+def test_markdown_sections_front_matter_and_fences():
+    by_path = sections("guide.md")
+    assert list(by_path) == [
+        ("Widget Guide",),
+        ("Widget Guide", "Installing"),
+        ("Widget Guide", "Configuring"),
+    ]
+    assert by_path[("Widget Guide",)].text == (
+        "Widgets are small parts with a long life. Read the manual first."
+    )
+    install = by_path[("Widget Guide", "Installing")]
+    assert [b.kind for b in install.blocks] == ["text", "code", "text"]
+    assert install.blocks[1].text == "pip install widget\n\nwidget --version"
+    assert install.blocks[2].text == (
+        "- step one: unpack\n- step two: run the installer\n  1. nested first\n  2. nested second"
+    )
+    config = by_path[("Widget Guide", "Configuring")].text
+    assert "color | the widget colour" in config and "Do not overheat the widget." in config
+
+
+def test_html_main_content_without_navigation():
+    doc = parse_file(FIXTURES / "manual.html")
+    assert doc.title == "Manual"
+    by_path = {s.heading_path: s for s in doc.sections}
+    assert list(by_path) == [
+        ("Manual",),
+        ("Manual", "1. Setup"),
+        ("Manual", "1. Setup", "1.1. Options"),
+    ]
+    setup = by_path[("Manual", "1. Setup")]
+    assert setup.anchor == "SETUP"
+    assert [b.kind for b in setup.blocks] == ["text", "code", "text"]
+    assert setup.blocks[1].text == "widget setup --all\n\nwidget check"
+    assert setup.blocks[2].text == "Note: Setup needs network access."
+    assert by_path[("Manual",)].text == "The manual explains every widget setting."
+    options = by_path[("Manual", "1. Setup", "1.1. Options")].text
+    assert "- --all sets everything\n- --dry shows the plan" in options
+    assert "Option | Effect\n--all | everything" in options
+    for noise in (
+        "Navigation link",
+        "banner",
+        "footer",
+        "Prev",
+        "evil",
+        "color: red",
+        "1. Setup\n",
+    ):
+        assert noise not in doc.text
+
+
+def test_plain_text_paragraphs_and_indented_code():
+    doc = parse_file(FIXTURES / "notes.txt")
+    assert doc.title == "Release notes"
+    [section] = doc.sections
+    assert [(b.kind, b.text) for b in section.blocks] == [
+        ("text", "Version 2 makes widgets faster and quieter than version 1."),
+        ("code", "widget upgrade --to 2"),
+    ]
+
+
+def make_pdf(path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_title("Pump Handbook")
+    pdf.set_font("helvetica", size=12)
+    for heading, body in [
+        ("Priming", "Open the bleed valve before priming the pump."),
+        ("Storage", "Drain the pump before winter storage."),
+    ]:
+        pdf.add_page()
+        pdf.start_section(heading)
+        pdf.multi_cell(0, 10, heading, new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(0, 10, body, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+
+
+def test_pdf_pages_and_outline(tmp_path):
+    make_pdf(tmp_path / "handbook.pdf")
+    doc = parse_file(tmp_path / "handbook.pdf")
+    assert doc.title == "Pump Handbook"
+    got = [(s.heading_path, s.page) for s in doc.sections]
+    assert got == [(("Pump Handbook", "Priming"), 1), (("Pump Handbook", "Storage"), 2)]
+    assert "Drain the pump before winter storage." in doc.sections[1].text
+    chunks = chunk_document(doc, "handbook.pdf")
+    assert [c.metadata["page"] for c in chunks] == [1, 2]
+    assert chunks[1].metadata["title"] == "Pump Handbook › Storage"
+
+
+def test_pdf_citation_shows_page(tmp_path):
+    from ragloop.nodes.answer import cite
+
+    make_pdf(tmp_path / "handbook.pdf")
+    [chunk] = [c for c in load_corpus(tmp_path).chunks if c.metadata["page"] == 2]
+    item = {"id": chunk.id, "title": chunk.metadata["title"], "page": 2, "source": "handbook.pdf"}
+    assert cite(1, item)["title"] == "Pump Handbook › Storage, p. 2"
+    assert cite(1, {"id": "a.md#0", "title": "A › B"})["title"] == "A › B"
+
+
+def test_broken_and_unknown_files_are_reported_and_skipped(tmp_path):
+    (tmp_path / "ok.md").write_text("# Ok\n\nFine.")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    (tmp_path / "slides.pptx").write_bytes(b"PK\x03\x04")
+    (tmp_path / "a.png").write_bytes(b"\x89PNG")
+    (tmp_path / "b.png").write_bytes(b"\x89PNG")
+    report = load_corpus(tmp_path)
+    skipped = dict(report.skipped)
+    assert skipped["broken.pdf"].startswith("not a readable PDF")
+    assert skipped["slides.pptx"].startswith("unsupported format .pptx")
+    assert skipped["a.png and 1 more .png file(s)"].startswith("unsupported format .png")
+    assert [c.id for c in report.chunks] == ["ok.md#0"]
+    with pytest.raises(DocumentError, match="unsupported format"):
+        parse_file(tmp_path / "slides.pptx")
+
+
+def test_chunks_follow_sections_and_keep_code_whole():
+    doc = parse_file(FIXTURES / "json.rst")
+    chunks = chunk_document(doc, "json.rst", chunk_size=200, chunk_overlap=20)
+    assert [c.id for c in chunks] == [f"json.rst#{n}" for n in range(len(chunks))]
+    code = 'text = json.dumps({"a": 1}, indent=2)\n\nprint(text)'
+    holding = [c for c in chunks if code in c.page_content]
+    assert len(holding) == 1 and holding[0].metadata["has_code"]
+    assert f"```\n{code}\n```" in holding[0].page_content
+    assert holding[0].metadata["title"] == f"{JSON} › Basic Usage › json.dumps"
+    assert holding[0].page_content.startswith(f"# {JSON} › Basic Usage › json.dumps\n\n")
+    for chunk in chunks:  # a chunk belongs to exactly one section
+        section = doc.sections[chunk.metadata["section"]]
+        body = chunk.page_content.split("\n\n", 1)[1]
+        assert body.split("\n\n")[0] in section.text
+
+
+def test_long_code_is_cut_at_line_ends():
+    lines = [f"step_{n} = run({n})" for n in range(60)]
+    doc = parse_text("# T\n\n```\n" + "\n".join(lines) + "\n```\n", "t.md")
+    chunks = chunk_document(doc, "t.md", chunk_size=300, chunk_overlap=30)
+    assert len(chunks) > 2 and all(len(c.page_content) <= 300 + 10 for c in chunks)
+    pieces = [c.page_content.split("```\n", 1)[1].rsplit("\n```", 1)[0] for c in chunks]
+    assert "\n".join(pieces).split("\n") == lines
+
+
+RAW_MARKUP = (":func:", ":class:", ":meth:", ":ref:", ".. ", "====", "----", "<div", "**", "`")
+ERROR_TEXT = ("System Message", "Unknown interpreted text role", "Unknown directive", "ERROR/")
+
+
+def test_fixture_corpus_has_no_raw_markup_in_chunks_or_titles(tmp_path):
+    for item in FIXTURES.iterdir():
+        shutil.copy(item, tmp_path / item.name)
+    make_pdf(tmp_path / "handbook.pdf")
+    report = load_corpus(tmp_path, chunk_size=300, chunk_overlap=30)
+    assert report.files == 5 and not report.skipped
+    for chunk in report.chunks:
+        prose = "\n".join(
+            part for n, part in enumerate(chunk.page_content.split("```")) if n % 2 == 0
+        )
+        for pattern in RAW_MARKUP + ERROR_TEXT:
+            assert pattern not in prose, (chunk.id, pattern, prose)
+        title = chunk.metadata["title"]
+        assert title and title[0].isalnum() and not title.startswith(".."), title
