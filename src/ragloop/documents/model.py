@@ -139,10 +139,6 @@ class SectionBuilder:
             self._current.blocks.append(Block("code", text))
             self._run = ""
 
-    @property
-    def has_blocks(self) -> bool:
-        return bool(self._current.blocks)
-
     def finish(self) -> list[Section]:
         self._flush()
         self._current = Section(self._path(), page=self.page)
