@@ -14,6 +14,8 @@ from rich.table import Table
 from ragloop.cli import app, console, err_console, friendly, progress_bar
 
 SHOWN_BAD_ROWS = 5
+#: exit status of an eval that measured no row of any metric (see ragloop.cli)
+NOTHING_MEASURED = 3
 
 
 def _fmt(value: float) -> str:
@@ -74,6 +76,29 @@ def _run(
         )
 
 
+def _answer_first(
+    ds: Any, llm: str | None, index_dir: Path | None, concurrency: int, quiet: bool
+) -> tuple[Any, list[str]]:
+    """``--run``: the dataset with every missing response answered by the pipeline."""
+    from ragloop.cli.eval_run import answer_rows
+    from ragloop.config import load_settings
+    from ragloop.pipeline import build_pipeline
+
+    with err_console.status("building the pipeline…"):
+        pipeline = build_pipeline(load_settings(llm=llm, index_dir=index_dir))
+    slots = concurrency if llm else 1  # offline runs share the CPU: one at a time
+    if quiet:
+        return answer_rows(ds, pipeline, concurrency=slots)
+    with progress_bar("answering") as bar:
+        task = bar.add_task("rows", total=None)
+        return answer_rows(
+            ds,
+            pipeline,
+            concurrency=slots,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+
+
 @app.command("eval")
 @friendly
 def eval_command(
@@ -98,6 +123,11 @@ def eval_command(
         None, "--traces", help="evaluate recorded traffic (traces.sqlite) instead of a dataset"
     ),
     since: str = typer.Option(None, "--since", help="with --traces: turns since a date or 7d/12h"),
+    run: bool = typer.Option(
+        False, "--run", help="answer rows without a response with the pipeline first"
+    ),
+    index_dir: Path = typer.Option(None, "--index", help="with --run: index folder"),
+    limit: int = typer.Option(None, "--limit", min=1, help="only the first N rows of the file"),
 ) -> None:
     """Score a dataset (or recorded traffic) with metrics; bad rows are reported, never fatal."""
     if traces is not None:
@@ -109,12 +139,32 @@ def eval_command(
         from ragloop.errors import ConfigError
 
         raise ConfigError("give a DATASET file, or --traces PATH to evaluate recorded traffic")
+    from ragloop.cli.eval_run import split_llm_only
     from ragloop.eval.runner import evaluate
     from ragloop.providers import get_chat_model, get_embeddings
 
     names = [n.strip() for n in metrics.split(",") if n.strip()] if metrics else None
+    skipped: list[str] = []
+    if names is not None:
+        names, skipped = split_llm_only(names, has_llm=llm is not None)
+        if not names:
+            for note in skipped:
+                err_console.print(f"[bold red]error:[/] {note}", highlight=False)
+            err_console.print("nothing to measure: every metric named needs an LLM judge")
+            raise typer.Exit(NOTHING_MEASURED)
     chat = get_chat_model(llm, env=os.environ, timeout=timeout) if llm else None
     emb = get_embeddings(embeddings, env=os.environ) if embeddings else None
+    data: Any = dataset
+    pre_notes: list[str] = []
+    if limit is not None or run:
+        from ragloop.cli.eval_run import first_rows
+        from ragloop.eval.plan import load_dataset
+
+        data = load_dataset(dataset)
+        if limit is not None:
+            data = first_rows(data, limit)
+    if run:
+        data, pre_notes = _answer_first(data, llm, index_dir, concurrency, quiet)
     options: dict[str, Any] = {
         "max_concurrency": concurrency,
         "timeout": timeout,
@@ -126,14 +176,25 @@ def eval_command(
     level = quiet_log.level
     quiet_log.setLevel(logging.ERROR)
     try:
-        result = _run(evaluate, dataset, names, chat, emb, quiet, options)
+        result = _run(evaluate, data, names, chat, emb, quiet, options)
     finally:
         quiet_log.setLevel(level)
+    result.notes[:0] = pre_notes + skipped
     if llm is None:
         result.notes.append("no --llm given: LLM metrics ran as their offline variants")
+    if not run and any("response" in bad.reason for bad in result.bad_rows):
+        result.notes.append(
+            "rows without a response: add --run to answer them with the pipeline first"
+        )
     print_result(result)
     if out is not None:
         rows_path, summary_path = result.write(out)
         console.print(f"wrote {rows_path} and {summary_path}", highlight=False)
-    if result.errors:
+    if result.errors:  # a runtime failure (e.g. authentication) outranks "nothing measured"
         raise typer.Exit(1)
+    if not any(s.measured for s in result.metrics.values()):
+        err_console.print(
+            "[bold red]nothing measured:[/] no row could be scored by any metric (see above)",
+            highlight=False,
+        )
+        raise typer.Exit(NOTHING_MEASURED)
