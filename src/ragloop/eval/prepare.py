@@ -104,9 +104,9 @@ def _wrap_llm(llm: Any, store: Store | None, usage: Usage, clients: list[Any]) -
 
 
 def _is_local(emb: Any) -> bool:
-    from ragloop.providers import WordLlamaEmbeddings
+    from ragloop.embeddings import LocalEmbeddings
 
-    return isinstance(emb, WordLlamaEmbeddings)
+    return isinstance(emb, LocalEmbeddings)
 
 
 def _wrap_embeddings(emb: Any, store: Store | None, usage: Usage, clients: list[Any]) -> Any:
