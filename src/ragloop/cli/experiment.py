@@ -62,6 +62,14 @@ def experiment_command(
     from ragloop.experiments.spec import load_spec
 
     checked = load_spec(spec)  # every problem in the spec is reported before any work
+    if out is not None:  # with --out, nothing is written outside it (the cache included)
+        import dataclasses
+
+        from ragloop.safety import claim_output_folder
+
+        checked = dataclasses.replace(
+            checked, out=claim_output_folder(out), cache_dir=out / "cache"
+        )
     options: dict[str, Any] = {"out": out or checked.out, "env": os.environ, "cache": not no_cache}
     if quiet:
         result = run_experiment(checked, **options)

@@ -142,16 +142,23 @@ class EvaluationResult:
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``rows.jsonl`` (one record per row, NaN as null) and ``summary.json``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        from ragloop.chat.traces import secret_values
+        from ragloop.redact import redact_value
+        from ragloop.safety import atomic_writer, claim_output_folder, folder_lock
+
+        out = claim_output_folder(Path(out_dir))  # never into a folder of the user's files
         rows_path, summary_path = out / "rows.jsonl", out / "summary.json"
-        with rows_path.open("w", encoding="utf-8") as fh:
-            for rec in self.to_records():
-                clean = {k: _json_value(v) if isinstance(v, float) else v for k, v in rec.items()}
-                fh.write(json.dumps(clean, ensure_ascii=False) + "\n")
-        summary_path.write_text(
-            json.dumps(self.summary(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
+        secrets = secret_values()
+        with folder_lock(out):  # each file replaced whole: temp in the folder, fsync, rename
+            with atomic_writer(rows_path) as fh:
+                for rec in self.to_records():
+                    clean = {
+                        k: _json_value(v) if isinstance(v, float) else v for k, v in rec.items()
+                    }
+                    fh.write(json.dumps(redact_value(clean, secrets), ensure_ascii=False) + "\n")
+            with atomic_writer(summary_path) as fh:
+                summary = redact_value(self.summary(), secrets)
+                fh.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
         return rows_path, summary_path
 
     def __repr__(self) -> str:

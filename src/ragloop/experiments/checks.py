@@ -9,6 +9,7 @@ from ragloop.errors import ConfigError, RagloopError
 from ragloop.eval.metrics.base import get_metric_class
 from ragloop.eval.prepare import resolve_name
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
+from ragloop.safety.paths import confine, confined_name
 
 #: columns the graph fills in for every row; the others must come from the dataset
 PRODUCED = ("user_input", "response", "retrieved_contexts")
@@ -52,14 +53,39 @@ def check_paths(raw: dict[str, Any], where: Path) -> dict[str, Any]:
             raise spec_error(
                 where, f"{key} folder {folder} has no .md/.txt/.rst/.html file to index"
             )
-    name = str(raw.get("name", where.stem))
+    name = spec_name(raw, where)
     return {
         "dataset": dataset,
         "corpus": corpus,
         "web_corpus": web,
-        "cache_dir": _path(raw, "cache_dir", where) or Path(".ragloop/cache"),
-        "out": _path(raw, "out", where) or Path(".ragloop/experiments") / name,
+        "cache_dir": _written(raw, "cache_dir", where) or Path(".ragloop/cache"),
+        "out": _written(raw, "out", where) or Path(".ragloop/experiments") / name,
     }
+
+
+def spec_name(raw: dict[str, Any], where: Path) -> str:
+    """The experiment's name; it names a folder, so it must be one plain path component."""
+    try:
+        return confined_name(str(raw.get("name", where.stem)), "'name'")
+    except ConfigError as exc:
+        raise spec_error(where, str(exc)) from None
+
+
+def _written(raw: dict[str, Any], key: str, where: Path) -> Path | None:
+    """A folder the spec has ragloop write to: inside the spec's folder or the working folder."""
+    path = _path(raw, key, where)
+    if path is None:
+        return None
+    for base in (where.parent, Path.cwd()):
+        try:
+            return confine(base, path, f"'{key}'")
+        except ConfigError:
+            continue
+    raise spec_error(
+        where,
+        f"'{key}' = {raw[key]!r} points outside the spec's folder and the working folder: "
+        "keep what an experiment writes inside them (or pass --out)",
+    )
 
 
 def usable_rows(ds: EvaluationDataset) -> tuple[list[tuple[int, SingleTurnSample]], list[str]]:

@@ -15,6 +15,7 @@ from ragloop.experiments.result import ExperimentResult
 from ragloop.experiments.runs import GridRunner, Progress, build_identity
 from ragloop.experiments.spec import ExperimentSpec, load_spec
 from ragloop.experiments.stats import prompt_variants, summarize
+from ragloop.safety.owned import check_replaceable
 
 __all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
 
@@ -30,6 +31,7 @@ def _pipeline(spec: ExperimentSpec, env: Mapping[str, str], chat: Any, emb: Any)
             "chunks": [spec.settings.chunk_size, spec.settings.chunk_overlap],
         }
     )[:12]
+    (spec.cache_dir / "indexes").mkdir(parents=True, exist_ok=True)  # ragloop's own cache
     settings = spec.settings.model_copy(update={"index_dir": spec.cache_dir / "indexes" / where})
     return build_pipeline(
         settings,
@@ -65,6 +67,7 @@ async def arun_experiment(
 
     started = time.perf_counter()
     spec = spec if isinstance(spec, ExperimentSpec) else load_spec(spec)
+    check_replaceable(Path(out if out is not None else spec.out), "output")  # before any work
     env = {} if env is None else env
     emb = embeddings or get_embeddings(spec.embeddings, env=env)
     chat = llm if llm is not None else get_chat_model(spec.llm, env=env)

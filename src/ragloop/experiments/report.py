@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragloop.chat.traces import secret_values
 from ragloop.config import Settings
 from ragloop.data import KB_DIR
 from ragloop.experiments.stats import fmt
@@ -22,6 +23,8 @@ from ragloop.experiments.tables import (
     prompt_table,
     quality_table,
 )
+from ragloop.redact import redact_text, redact_value
+from ragloop.safety import atomic_write_text, atomic_writer, claim_output_folder, folder_lock
 
 if TYPE_CHECKING:
     from ragloop.experiments.result import ExperimentResult
@@ -111,8 +114,8 @@ def write_best(result: ExperimentResult, out: Path) -> dict[str, Path]:
         *(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in config.prompts.items()),
     ]
     paths = {"best.env": out / "best.env", "best.toml": out / "best.toml"}
-    paths["best.env"].write_text("\n".join(env_lines) + "\n", encoding="utf-8")
-    paths["best.toml"].write_text("\n".join(toml) + "\n", encoding="utf-8")
+    atomic_write_text(paths["best.env"], "\n".join(env_lines) + "\n")
+    atomic_write_text(paths["best.toml"], "\n".join(toml) + "\n")
     return paths
 
 
@@ -130,20 +133,23 @@ def write_outputs(result: ExperimentResult, out: Path) -> dict[str, Path]:
     """Write every output file into ``out`` and return their paths by name."""
     from ragloop.experiments.report_html import render_html
 
-    out.mkdir(parents=True, exist_ok=True)
+    claim_output_folder(out)  # a folder of the user's own files is refused, never overwritten
     paths = {n: out / n for n in ("results.csv", "rows.jsonl", "report.md", "report.html")}
-    for stale in ("best.env", "best.toml"):
-        (out / stale).unlink(missing_ok=True)
-    columns = list(result.records[0])
-    with paths["results.csv"].open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(columns)
-        writer.writerows([fmt(rec.get(c)) for c in columns] for rec in result.records)
-    with paths["rows.jsonl"].open("w", encoding="utf-8") as fh:
-        for row in result.rows:
-            fh.write(json.dumps(_json_safe(row), ensure_ascii=False) + "\n")
-    paths["report.md"].write_text(render_markdown(result), encoding="utf-8")
-    paths["report.html"].write_text(render_html(result), encoding="utf-8")
-    if result.chosen:
-        paths.update(write_best(result, out))
+    secrets = secret_values()
+    rows = [redact_value(_json_safe(row), secrets) for row in result.rows]  # error, reasons
+    with folder_lock(out):  # each file is replaced whole (temp, fsync, rename), one run at a time
+        for stale in ("best.env", "best.toml"):
+            (out / stale).unlink(missing_ok=True)
+        columns = list(result.records[0])
+        with atomic_writer(paths["results.csv"], newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(columns)
+            writer.writerows([fmt(rec.get(c)) for c in columns] for rec in result.records)
+        with atomic_writer(paths["rows.jsonl"]) as fh:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        atomic_write_text(paths["report.md"], redact_text(render_markdown(result), secrets))
+        atomic_write_text(paths["report.html"], redact_text(render_html(result), secrets))
+        if result.chosen:
+            paths.update(write_best(result, out))
     return paths

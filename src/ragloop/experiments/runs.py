@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ragloop.chat.traces import secret_values
 from ragloop.eval.cache import Store, digest
 from ragloop.eval.runner import aevaluate
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
@@ -21,6 +22,7 @@ from ragloop.experiments.checks import usable_rows
 from ragloop.experiments.grid import Configuration
 from ragloop.experiments.spec import ExperimentSpec
 from ragloop.experiments.stats import context_hit
+from ragloop.redact import redact_text, redact_value
 
 #: progress(done, total, what): units are graph runs plus evaluation jobs across the grid
 Progress = Callable[[int, int, str], Any]
@@ -156,6 +158,7 @@ class GridRunner:
                 "row": row.model_dump(mode="json", include=fields),
             }
         )
+        secrets = secret_values()
         raw = self.store.get(RUN_NS, key) if self.store else None
         if raw is not None:
             self.counts["graph_cached"] += 1
@@ -171,8 +174,8 @@ class GridRunner:
                 )
             except Exception as exc:  # noqa: BLE001 - one failed row must not stop the grid
                 self.counts["graph_errors"] += 1
-                return {"error": f"{type(exc).__name__}: {exc}"}, False
-        data = result.to_dict()
+                return {"error": redact_text(f"{type(exc).__name__}: {exc}", secrets)}, False
+        data = redact_value(result.to_dict(), secrets)  # a key a model echoes is not kept
         if self.store is not None:
             self.store.put(RUN_NS, key, json.dumps(data).encode())
         self.counts["graph_runs"] += 1

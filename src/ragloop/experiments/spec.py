@@ -10,7 +10,13 @@ from typing import Any
 from ragloop.config import Settings
 from ragloop.errors import ConfigError
 from ragloop.eval.schema import EvaluationDataset
-from ragloop.experiments.checks import check_dataset, check_metrics, check_paths, spec_error
+from ragloop.experiments.checks import (
+    check_dataset,
+    check_metrics,
+    check_paths,
+    spec_error,
+    spec_name,
+)
 from ragloop.experiments.grid import Configuration, checked_settings, expand_grid
 from ragloop.experiments.objective import Objective, parse_objective
 
@@ -112,7 +118,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     configs = expand_grid(raw.get("grid"), base, where)
     return ExperimentSpec(
         path=where,
-        name=str(raw.get("name", where.stem)),
+        name=spec_name(raw, where),
         description=str(raw.get("description", "")),
         dataset_path=paths["dataset"],
         dataset=dataset,
