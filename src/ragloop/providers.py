@@ -45,6 +45,10 @@ def get_embeddings(
     env = os.environ if env is None else env
     if spec in LOCAL_EMBEDDINGS:
         return load_local(spec)
+    from ragloop.plugins.models import EMBEDDINGS, build_embeddings
+
+    if spec in EMBEDDINGS:  # a registered name (from Python or a plug-in's entry point)
+        return build_embeddings(spec)
     if spec.startswith("openai:"):
         from langchain_openai import OpenAIEmbeddings
 

@@ -30,6 +30,8 @@ class Assessment:
 
     grades: list[int]
     supported: list[bool]
+    #: why these grades came from a fallback judge (an unusable LLM reply), None when not
+    fallback: str | None = None
 
 
 class Strategies(Protocol):

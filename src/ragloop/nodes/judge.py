@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from ragloop.config import Context
 from ragloop.nodes.base import Deps, Draft
-from ragloop.state import ContextItem, Judgment, State, add_step
+from ragloop.state import ContextItem, Judgment, State, Step, add_step
 from ragloop.text import split_sentences
 
 
@@ -22,6 +22,14 @@ def merge(kept: list[ContextItem], new: list[ContextItem]) -> list[ContextItem]:
             seen.add(item["id"])
             out.append(item)
     return out
+
+
+def _with_fallback(steps: list[Step], assessment: Any, state: State) -> list[Step]:
+    """The path plus a ``judge-fallback`` step when the grades came from a fallback judge."""
+    why = getattr(assessment, "fallback", None)
+    if not why:
+        return steps
+    return [*steps, Step(node="judge-fallback", detail=why, iteration=state.get("iteration", 0))]
 
 
 def verdict_of(contexts: int, relevance: float, recall: float, ctx: Context) -> tuple[str, str]:
@@ -101,7 +109,7 @@ def make_judge(deps: Deps) -> Any:
             "contexts": contexts,
             "judgment": judgment,
             "stop_reason": stop,
-            "steps": add_step(state, "judge", detail),
+            "steps": _with_fallback(add_step(state, "judge", detail), assessment, state),
         }
 
     return judge

@@ -66,11 +66,20 @@ class LLMStrategies:
             "new_contexts": prompts.render_contexts(candidates),
             "claims": claims,
         }
-        out = await self.judge.ask(prompts.ASSESS, inputs, AssessOut)
+
+        def fits(o: AssessOut) -> None:  # a wrong count triggers the judge's one repair
+            if len(o.grades) != len(candidates):
+                raise ValueError(f"{len(o.grades)} grades for {len(candidates)} new contexts")
+            if len(o.supported) != len(claims):
+                raise ValueError(f"{len(o.supported)} supported flags for {len(claims)} claims")
+
+        out = await self.judge.ask(prompts.ASSESS, inputs, AssessOut, check=fits)
         o = out.output
-        if o is None or len(o.grades) != len(candidates) or len(o.supported) != len(claims):
-            # a judge that cannot be read is not trusted: fall back to the offline judge
-            return await self.offline.assess(question, candidates, kept, claims, keep)
+        if o is None:
+            # a judge that cannot be read is not trusted: the offline judge grades, and says so
+            fallback = await self.offline.assess(question, candidates, kept, claims, keep)
+            fallback.fallback = f"{out.error}; graded by the offline judge instead"
+            return fallback
         grades = [min(2, max(0, int(g))) for g in o.grades]
         return Assessment(grades, list(o.supported))
 
