@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, Strict, TypeAdapter, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
@@ -100,6 +101,37 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError("; ".join(lines)) from None
 
 
+_CHECKED_CONTEXT_FIELDS = (
+    "k",
+    "max_iterations",
+    "retrieval",
+    "relevance_keep",
+    "relevance_threshold",
+    "recall_threshold",
+    "answer_relevancy_threshold",
+    "temperature",
+    "judge_mode",
+)
+
+
+@functools.cache
+def _field_adapter(name: str) -> TypeAdapter[Any]:
+    """A validator of one Settings field (type and bounds), strict about bools and NaN."""
+    info = Settings.model_fields[name]
+    strict = Strict() if info.annotation is int else Field()
+    return TypeAdapter(Annotated[info.annotation, *info.metadata, strict])
+
+
+def context_of(runtime: Any) -> Context:
+    """The run's Context: the defaults when a caller (a server client) sent none or a dict."""
+    ctx = getattr(runtime, "context", None)
+    if ctx is None:
+        return Context()
+    if isinstance(ctx, dict):
+        return Context(**ctx)
+    return ctx  # type: ignore[no-any-return]
+
+
 @dataclass(frozen=True)
 class Context:
     """Plain per-run configuration handed to the graph as its LangGraph context."""
@@ -126,6 +158,17 @@ class Context:
                 value = [v.strip() for v in value.split(",") if v.strip()]
             if not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
+        # per-run overrides (pipe.run(q, max_iterations=200), a server context) are held to
+        # the same bounds as Settings: no runaway loops, no inf/NaN thresholds
+        problems = []
+        for name in _CHECKED_CONTEXT_FIELDS:
+            try:
+                _field_adapter(name).validate_python(getattr(self, name))
+            except ValidationError as exc:
+                msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
+                problems.append(f"context '{name}' = {getattr(self, name)!r}: {msg}")
+        if problems:
+            raise ConfigError("; ".join(problems) + " (the same bounds as the settings)")
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> Context:

@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
 from ragloop.state import ContextItem, State, add_step
 
@@ -40,7 +40,7 @@ def make_answer(deps: Deps) -> Any:
     """Build the answer node."""
 
     async def answer(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context
+        ctx = context_of(runtime)  # defaults when a caller sent no context
         stop = state.get("stop_reason") or ""
         if not state.get("retrieve"):
             return {

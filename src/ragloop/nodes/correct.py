@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
 from ragloop.state import Action, State, add_step
 
@@ -33,7 +33,7 @@ def make_correct(deps: Deps) -> Any:
     """Build the correct node; each skipped action is recorded with its reason."""
 
     async def correct(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context
+        ctx = context_of(runtime)  # defaults when a caller sent no context
         verdict = state["judgment"]["verdict"]
         iteration = state.get("iteration", 0) + 1
         tried = {(s, q) for s, q in state.get("tried", [])}

@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
 from ragloop.state import State, add_step
 
@@ -16,7 +16,7 @@ def make_decide(deps: Deps) -> Any:
     """Build the decide node (``retrieval = auto | always | never``)."""
 
     async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context
+        ctx = context_of(runtime)  # defaults when a caller sent no context
         if ctx.retrieval == "always":
             return _out(state, True, math.nan, "retrieval=always")
         if ctx.retrieval == "never":

@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
 from ragloop.state import State, add_step
 
@@ -15,7 +15,7 @@ def make_draft(deps: Deps) -> Any:
     """Build the draft node; it also resets the per-question fields of the state."""
 
     async def draft(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context
+        ctx = context_of(runtime)  # defaults when a caller sent no context
         question = state["question"]
         result = await deps.strategies.draft(question, ctx.prompts.get("draft"))
         start: State = {"iteration": 0, "steps": []}

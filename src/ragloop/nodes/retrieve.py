@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps, search, to_item
 from ragloop.state import State, add_step
 
@@ -15,7 +15,7 @@ def make_retrieve(deps: Deps) -> Any:
     """Build the retrieve node; it records the pair so it is never run twice."""
 
     async def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context
+        ctx = context_of(runtime)  # defaults when a caller sent no context
         source, query = state["retriever"], state["query"]
         if source == "web":
             docs = await deps.web.asearch(query, ctx.k)
