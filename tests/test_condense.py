@@ -11,6 +11,7 @@ from ragloop.chat.condense import (
     Turn,
     condenser_for,
     heuristic_condense,
+    is_follow_up,
     topic_span,
 )
 from tests.fakes.chat import ScriptedChatModel
@@ -171,3 +172,96 @@ def test_condenser_for_picks_by_strategies():
 
     assert isinstance(condenser_for(Offline()), HeuristicCondenser)
     assert isinstance(condenser_for(WithLLM()), LLMCondenser)
+
+
+@pytest.mark.parametrize(
+    ("previous", "turn", "standalone"),
+    [
+        # the reported bad case: "midnight" is a time, never the thing "that" points to
+        (
+            "What happens at midnight?",
+            "show me an example of that",
+            "Show me an example of what happens at midnight.",
+        ),
+        (
+            "What happens to the trash at midnight?",
+            "show me an example of that",
+            "Show me an example of what happens to the trash at midnight.",
+        ),
+        (
+            "How do I clear DK-04 on the Kestrel Dock?",
+            "show me an example of that",
+            "Show me an example of how to clear DK-04 on the Kestrel Dock.",
+        ),
+        ("What is the Maker Lab?", "tell me more about that", "Tell me more about the Maker Lab."),
+        ("What is the Maker Lab?", "an example?", "An example of the Maker Lab?"),
+        # "it" with a light verb after a how-to question is the action, not the last noun
+        (
+            "How do I clear DK-04 on the Kestrel Dock?",
+            "how long does it take?",
+            "How long does it take to clear DK-04 on the Kestrel Dock?",
+        ),
+        ("What does error KX-217 mean?", "how do I fix it?", "How do I fix error KX-217?"),
+        ("What does error KX-217 mean?", "and what about KX-300?", "What does KX-300 mean?"),
+        ("How do I get a library card?", "is this one free?", "Is the library card free?"),
+        (
+            "Is the Central Library closed on Sundays?",
+            "why?",
+            "Why is the Central Library closed on Sundays?",
+        ),
+        (
+            "Which KP-PA-24 adapters are covered by the safety notice in Ireland?",
+            "and in Belgium?",
+            "Which KP-PA-24 adapters are covered by the safety notice in Belgium?",
+        ),
+    ],
+)
+def test_real_follow_ups(previous, turn, standalone):
+    assert is_follow_up(turn)
+    assert heuristic_condense(turn, previous) == standalone
+
+
+@pytest.mark.parametrize(
+    ("previous", "turn"),
+    [
+        # standalone questions: not follow-ups, never touched
+        ("How do I get a library card?", "What does error KX-217 mean?"),
+        ("How do I get a library card?", "Is there car parking at the Central Library?"),
+        ("How do I get a library card?", "What is KX-217 and how do I fix it?"),
+        ("How do I clear DK-04?", "What is the warranty period of the Tidy T2?"),
+        ("How do I clear DK-04?", "thanks"),
+    ],
+)
+def test_standalone_turns_are_not_follow_ups(previous, turn):
+    assert not is_follow_up(turn)
+    assert asyncio.run(HeuristicCondenser().acondense(turn, [Turn(previous, "a")])) == turn
+
+
+@pytest.mark.parametrize(
+    ("previous", "turn"),
+    [
+        # follow-ups whose referent is unclear are left alone rather than guessed
+        ("What happens at midnight?", "how do I stop it?"),
+        ("What is the Maker Lab?", "how much do those printers cost?"),
+        ("How do I clear DK-04?", "ok great"),
+    ],
+)
+def test_unclear_follow_ups_are_left_alone(previous, turn):
+    assert heuristic_condense(turn, previous) == turn
+
+
+def test_time_expressions_are_never_the_topic():
+    assert topic_span("What happens at midnight?") is None
+    assert topic_span("What happens to the trash at midnight?")[2] == "the trash"
+    span = topic_span("What are the opening hours of the Northgate Branch on Sundays?")
+    assert span[2] == "the Northgate Branch"
+
+
+def test_llm_condenser_makes_no_call_for_a_standalone_turn():
+    llm = ScriptedChatModel(script=["What is the warranty of the Tidy T2?"])
+    history = [Turn("How do I clear DK-04?", "Press the reset button.")]
+    turn = "What is the warranty period of the Tidy T2?"
+    assert asyncio.run(LLMCondenser(llm).acondense(turn, history)) == turn
+    assert llm.calls == []
+    assert asyncio.run(LLMCondenser(llm).acondense("and how long does it take?", history))
+    assert len(llm.calls) == 1
