@@ -50,6 +50,10 @@ FORMATS = {
     ".text": "text",
 }
 SUFFIXES = tuple(FORMATS)
+EMPTY_AFTER_PARSING = {
+    "rst": "no text once the markup is read (only directives that need Sphinx, e.g. autodoc?)",
+    "html": "no content besides navigation (a table-of-contents page?)",
+}
 
 __all__ = [
     "FORMATS",
@@ -120,5 +124,5 @@ def parse_file(path: str | Path) -> ParsedDocument:
         doc = parse_text(text, path, fmt)
         doc.warnings.extend(warnings)
     if not any(s.blocks for s in doc.sections):
-        raise DocumentError("empty file" if not doc.sections else "no readable text")
+        raise DocumentError(EMPTY_AFTER_PARSING.get(fmt, "no text once the markup is read"))
     return doc

@@ -28,7 +28,7 @@ DESC = words(
     "function class method classmethod staticmethod attribute data exception decorator "
     "decoratormethod property describe object opcode cmdoption option envvar coroutinefunction "
     "coroutinemethod abstractmethod awaitablefunction awaitablemethod type macro member var "
-    "struct union enum enumerator typedef concept namespace pdbcommand 2to3fixer"
+    "struct union enum enumerator typedef concept namespace pdbcommand 2to3fixer directive role"
 )
 CLASSLIKE = frozenset({"class", "exception", "struct", "union", "enum", "namespace"})
 DROP = words(
@@ -137,6 +137,8 @@ class Desc(Directive):
             return []  # plain docutils ``.. class:: name`` only styles the next element
         sigs = _signatures(self.block_text, self.arguments)
         name = object_name(sigs[0]) if sigs else kind
+        if self.name.startswith("rst:"):  # Sphinx documenting reST itself: ``.. x::``, ``:x:``
+            name = f"{sigs[0].strip(' .:').split('::')[0]} {kind}" if sigs else kind
         py = _doc_state(self.state.document)
         domain = self.name.split(":")[0] if ":" in self.name else "py"
         if domain == "py" and kind not in {"describe", "object", "option", "cmdoption", "envvar"}:
