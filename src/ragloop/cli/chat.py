@@ -9,15 +9,34 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from ragloop.cli import app, console, err_console, friendly
 from ragloop.cli.graph import show_result
 from ragloop.config import load_settings
 from ragloop.errors import ConfigError, RagloopError
+from ragloop.safety.console import clean, shown
 
-HELP = "/trace  last turn's path and scores · /history · /new [ID]  new thread · /quit"
+HELP = "/trace  last turn's path and scores · /history · /new [ID]  new thread · quit (exit, :q)"
+#: what leaves the chat, typed alone, with or without a leading slash
+QUIT_WORDS = frozenset({"quit", "exit", "q", ":q", ":quit", ":exit", ":wq", "bye"})
+
+
+def is_quit(text: str) -> bool:
+    """Whether a line means "leave": quit, exit, :q (also /quit, /exit, /q, /:q), any case."""
+    word = text.strip().rstrip(".!").lower()
+    return word.removeprefix("/") in QUIT_WORDS
+
+
+def header(session: Any, pipeline: Any, earlier: int) -> str:
+    """The first line of a chat: corpus and web source, model, thread and how to resume it."""
+    describe = getattr(pipeline, "describe_sources", None)
+    sources = describe() if callable(describe) else "sources: unknown"
+    state = f"resumed, {earlier} earlier turn(s)" if earlier else "new"
+    return (
+        f"{sources} · model {pipeline.model}\n"
+        f"thread {session.thread_id} ({state}) · resume with --thread {session.thread_id}"
+    )
 
 
 def _wait(future: concurrent.futures.Future[Any]) -> Any:
@@ -30,17 +49,17 @@ def _wait(future: concurrent.futures.Future[Any]) -> Any:
 
 
 def _show_answer(result: Any) -> None:
-    console.print(f"[bold]A:[/] {escape(result.answer)}", highlight=False)
+    console.print(f"[bold]A:[/] {shown(result.answer)}", highlight=False)
     for cite in result.citations:
         origin = " (web)" if cite.get("origin") == "web" else ""
         console.print(
-            f"   [{cite['n']}] {cite['id']} — {cite.get('title', '')}{origin}",
+            clean(f"   [{cite['n']}] {cite['id']} — {cite.get('title', '')}{origin}"),
             highlight=False,
             markup=False,
         )
     path = " → ".join(str(s.get("node")) for s in result.steps)
     console.print(
-        f"[dim]{escape(path)} · stop: {result.stop_reason} · /trace for details[/]", highlight=False
+        f"[dim]{shown(path)} · stop: {result.stop_reason} · /trace for details[/]", highlight=False
     )
 
 
@@ -49,7 +68,7 @@ def _run_turn(session: Any, text: str) -> None:
     with err_console.status("thinking…") as status:
 
         def on_step(node: str, detail: str) -> None:
-            status.update(escape(f"{node}: {detail[:90]}"))
+            status.update(shown(f"{node}: {detail[:90]}"))
 
         future = session.submit(session.aturn(text, on_step))
         try:
@@ -62,10 +81,10 @@ def _run_turn(session: Any, text: str) -> None:
             from ragloop.chat.traces import redact
 
             what = str(exc) if isinstance(exc, RagloopError) else f"{type(exc).__name__}: {exc}"
-            err_console.print(f"[bold red]error:[/] {escape(redact(what))}", highlight=False)
+            err_console.print(f"[bold red]error:[/] {shown(redact(what))}", highlight=False)
             return
     if result.question != text.strip():
-        console.print(f"[dim](as: {escape(result.question)})[/]", highlight=False)
+        console.print(f"[dim](as: {shown(result.question)})[/]", highlight=False)
     _show_answer(result)
 
 
@@ -73,7 +92,7 @@ def _command(session: Any, text: str) -> bool:
     """Handle a /command; False means leave the chat."""
     name, _, arg = text.partition(" ")
     name = name.lower()
-    if name in ("/quit", "/exit", "/q"):
+    if is_quit(name):
         return False
     if name == "/new":
         console.print(f"new thread [bold]{session.new_thread(arg.strip() or None)}[/]")
@@ -85,14 +104,14 @@ def _command(session: Any, text: str) -> bool:
             show_result(result)
     elif name == "/history":
         for n, turn in enumerate(session.history(), start=1):
-            console.print(f"{n}. {escape(turn.question)}", highlight=False)
+            console.print(f"{n}. {shown(turn.question)}", highlight=False)
     else:
         console.print(HELP, markup=False)
     return True
 
 
 def chat_loop(session: Any) -> None:
-    """Read lines until /quit or end of input; an empty line is ignored."""
+    """Read lines until quit/exit/:q or end of input; an empty line is ignored."""
     while True:
         try:
             line = console.input("[bold cyan]you>[/] ")
@@ -100,11 +119,13 @@ def chat_loop(session: Any) -> None:
             console.print()
             return
         except KeyboardInterrupt:
-            console.print("\n(/quit or Ctrl-D to leave)")
+            console.print("\n(quit or Ctrl-D to leave)")
             continue
         text = line.strip()
         if not text:
             continue
+        if is_quit(text):
+            return
         if text.startswith("/"):
             if not _command(session, text):
                 return
@@ -132,12 +153,8 @@ def chat(
     store = TraceStore(traces or Path(settings.data_dir) / "traces.sqlite")
     db = Path(settings.data_dir) / "chat.sqlite"
     with ChatSession(pipeline, db, thread_id=thread, traces=store) as session:
-        earlier = len(session.history())
-        state = f"resumed, {earlier} earlier turn(s)" if earlier else "new"
         console.print(
-            f"thread [bold]{session.thread_id}[/] ({state}) · model {pipeline.model} · "
-            f"resume with --thread {session.thread_id}",
-            highlight=False,
+            header(session, pipeline, len(session.history())), highlight=False, markup=False
         )
         console.print(HELP, markup=False, style="dim")
         chat_loop(session)
@@ -168,14 +185,14 @@ def _print_weak_spots(spots: Any) -> None:
     for row in spots.lowest:
         low.add_row(
             fmt(row["score"]),
-            escape(row["question"]),
+            shown(row["question"]),
             row["stop_reason"],
             row["thread"],
             row["ts"][:19],
         )
     console.print(low)
     for note in spots.notes:
-        console.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+        console.print(f"[dim]note: {shown(note)}[/]", highlight=False)
 
 
 def report_traces(
