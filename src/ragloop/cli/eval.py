@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -11,11 +12,40 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ragloop.cli import app, console, err_console, friendly, progress_bar
+from ragloop.cli import (
+    MAX_TOKENS_HELP,
+    STDIN,
+    app,
+    console,
+    err_console,
+    friendly,
+    progress_bar,
+)
+from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
 
 SHOWN_BAD_ROWS = 5
 #: exit status of an eval that measured no row of any metric (see ragloop.cli)
 NOTHING_MEASURED = 3
+
+
+def _max_tokens(flag: int | None) -> int | None:
+    from ragloop.config import load_settings
+
+    return flag if flag is not None else load_settings().llm_max_tokens
+
+
+def _stdin_dataset() -> Any:
+    """``eval -``: the rows on stdin (JSON lines, or one JSON array), read like a file."""
+    import tempfile
+
+    from ragloop.cli import read_stdin_arg
+    from ragloop.eval.schema import EvaluationDataset
+
+    text = read_stdin_arg(STDIN, "dataset (JSON lines)")
+    with tempfile.TemporaryDirectory(prefix="ragloop-stdin-") as folder:
+        path = Path(folder) / ("stdin.json" if text.lstrip().startswith("[") else "stdin.jsonl")
+        path.write_text(text, encoding="utf-8")
+        return EvaluationDataset.load(path)  # bad lines are reported as bad rows
 
 
 def _fmt(value: float) -> str:
@@ -102,7 +132,9 @@ def _answer_first(
 @app.command("eval")
 @friendly
 def eval_command(
-    dataset: Path = typer.Argument(None, help="dataset file: .jsonl, .json or .csv"),
+    dataset: Path = typer.Argument(
+        None, help="dataset file: .jsonl, .json or .csv; - reads JSON lines from stdin"
+    ),
     metrics: str = typer.Option(
         None, "--metrics", "-m", help="comma-separated names (default: chosen from the columns)"
     ),
@@ -128,6 +160,8 @@ def eval_command(
     ),
     index_dir: Path = typer.Option(None, "--index", help="with --run: index folder"),
     limit: int = typer.Option(None, "--limit", min=1, help="only the first N rows of the file"),
+    max_tokens: int = typer.Option(None, "--max-tokens", min=1, help=MAX_TOKENS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
     """Score a dataset (or recorded traffic) with metrics; bad rows are reported, never fatal."""
     if traces is not None:
@@ -152,15 +186,21 @@ def eval_command(
                 err_console.print(f"[bold red]error:[/] {note}", highlight=False)
             err_console.print("nothing to measure: every metric named needs an LLM judge")
             raise typer.Exit(NOTHING_MEASURED)
-    chat = get_chat_model(llm, env=os.environ, timeout=timeout) if llm else None
+    source: Any = _stdin_dataset() if str(dataset) == STDIN else dataset
+    # the runner retries jobs itself, so the client does not (max_retries=0)
+    chat = (
+        get_chat_model(llm, env=os.environ, timeout=timeout, max_tokens=_max_tokens(max_tokens))
+        if llm
+        else None
+    )
     emb = get_embeddings(embeddings, env=os.environ) if embeddings else None
-    data: Any = dataset
+    data: Any = source
     pre_notes: list[str] = []
     if limit is not None or run:
         from ragloop.cli.eval_run import first_rows
         from ragloop.eval.plan import load_dataset
 
-        data = load_dataset(dataset)
+        data = load_dataset(source)
         if limit is not None:
             data = first_rows(data, limit)
     if run:
@@ -176,7 +216,8 @@ def eval_command(
     level = quiet_log.level
     quiet_log.setLevel(logging.ERROR)
     try:
-        result = _run(evaluate, data, names, chat, emb, quiet, options)
+        with graceful_interrupt(lambda text: err_console.print(text, markup=False)) as stop:
+            result = _run(evaluate, data, names, chat, emb, quiet, {**options, "stop": stop})
     finally:
         quiet_log.setLevel(level)
     result.notes[:0] = pre_notes + skipped
@@ -186,10 +227,16 @@ def eval_command(
         result.notes.append(
             "rows without a response: add --run to answer them with the pipeline first"
         )
-    print_result(result)
+    if as_json:
+        typer.echo(json.dumps(result.summary(), ensure_ascii=False, indent=2, default=str))
+    else:
+        print_result(result)
     if out is not None:
         rows_path, summary_path = result.write(out)
-        console.print(f"wrote {rows_path} and {summary_path}", highlight=False)
+        err_console.print(f"wrote {rows_path} and {summary_path}", highlight=False)
+    if stop.is_set():
+        err_console.print("interrupted: the summary above covers the jobs that finished")
+        raise typer.Exit(EXIT_INTERRUPTED)
     if result.errors:  # a runtime failure (e.g. authentication) outranks "nothing measured"
         raise typer.Exit(1)
     if not any(s.measured for s in result.metrics.values()):

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import math
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -29,6 +30,7 @@ from ragloop.eval.wrappers import secrets_of
 log = logging.getLogger("ragloop")
 Progress = Callable[[int, int], Any]
 AUTH_SKIP = "skipped: authentication failed"
+INTERRUPTED = "not scored: the run was interrupted (it resumes on the next run)"
 
 
 @dataclass
@@ -121,6 +123,16 @@ async def _run_job(run: _Run, job: Job) -> None:
     _report(run)
 
 
+async def _stop_when(stop: threading.Event, tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel the unfinished jobs once ``stop`` is set; return when every job is done."""
+    while not all(t.done() for t in tasks):
+        if stop.is_set():
+            for task in tasks:
+                task.cancel()
+            return
+        await asyncio.sleep(0.05)
+
+
 async def aevaluate(
     dataset: Any,
     metrics: Iterable[Metric | str] | None = None,
@@ -137,6 +149,7 @@ async def aevaluate(
     progress: Progress | None = None,
     retry: RetryPolicy | None = None,
     max_row_chars: int | None = 1_000_000,
+    stop: threading.Event | None = None,
 ) -> EvaluationResult:
     """Score every row with every metric; bad rows are reported and skipped, never fatal.
 
@@ -150,6 +163,8 @@ async def aevaluate(
         progress: called as ``progress(done, total)`` after each job.
         retry: backoff settings (overrides ``max_retries``); its ``sleep`` is injectable.
         max_row_chars: a row longer than this (as JSON) is reported as bad, not scored.
+        stop: set it (Ctrl-C in the CLI) to cancel the jobs still running and return what
+            finished; unfinished jobs are NaN "interrupted" and resume on the next run.
     """
     if max_concurrency < 1 or max_retries < 0 or (timeout is not None and timeout <= 0):
         raise ConfigError("max_concurrency must be >= 1, max_retries >= 0 and timeout > 0")
@@ -177,8 +192,12 @@ async def aevaluate(
         )
         _report(run)
         async with asyncio.TaskGroup() as group:
-            for job in jobs:
-                group.create_task(_run_job(run, job))
+            tasks = [group.create_task(_run_job(run, job)) for job in jobs]
+            if stop is not None:
+                group.create_task(_stop_when(stop, tasks))
+        interrupted = [job for job, task in zip(jobs, tasks, strict=True) if task.cancelled()]
+        for job in interrupted:
+            set_value(job.row, job.label, math.nan, INTERRUPTED)
     finally:
         for client in clients:
             await client.aclose()
@@ -202,7 +221,12 @@ async def aevaluate(
         list(built),
         bad_rows=bad,
         totals=totals,
-        notes=[*ds.notices, *notes],
+        notes=[*ds.notices, *notes]
+        + (
+            [f"interrupted: {len(jobs) - len(interrupted)} of {len(jobs)} jobs finished"]
+            if interrupted
+            else []
+        ),
         errors=run.errors,
         run_id=run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6],
     )
