@@ -14,15 +14,24 @@ from ragloop.eval.metrics._llm import LLMMetric
 from ragloop.eval.metrics.base import REGISTRY, metric_names
 
 
-def llm_metric_classes() -> list[type[LLMMetric]]:
-    """Every registered LLM-judged metric class, by name."""
+def all_llm_metric_classes() -> list[type[LLMMetric]]:
+    """Every registered LLM-judged metric class (single- and multi-turn), once, by name."""
     metric_names()  # import every metric module
-    return [REGISTRY[n] for n in sorted(REGISTRY) if issubclass(REGISTRY[n], LLMMetric)]
+    return [
+        REGISTRY[n]
+        for n in sorted(REGISTRY)
+        if issubclass(REGISTRY[n], LLMMetric) and REGISTRY[n].name == n  # aliases left out
+    ]
+
+
+def llm_metric_classes() -> list[type[LLMMetric]]:
+    """The LLM-judged metrics that score single-turn samples (multi-turn ones have their own)."""
+    return [cls for cls in all_llm_metric_classes() if cls.multi_turn is not True]
 
 
 def known_prompts() -> dict[str, Prompt]:
     """The default prompts of every LLM metric, by prompt name."""
-    return {p.name: p for cls in llm_metric_classes() for p in cls.prompts.values()}
+    return {p.name: p for cls in all_llm_metric_classes() for p in cls.prompts.values()}
 
 
 def prompt_name(messages: list[BaseMessage]) -> str:

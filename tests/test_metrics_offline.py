@@ -330,7 +330,7 @@ def test_semantic_similarity_zero_vector_is_nan_and_embeddings_required() -> Non
         ("offline_answer_relevancy", {"user_input": "q"}, ["response"]),
         (
             "offline_context_relevance",
-            {"user_input": "q", "retrieved_contexts": []},
+            {"user_input": "q"},
             ["retrieved_contexts"],
         ),
         ("offline_context_recall", {"retrieved_contexts": ["c"]}, ["user_input", "reference"]),

@@ -40,9 +40,20 @@ def _sample(response: str, reference: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("response", "reference"), PAIRS)
-def test_bleu_equals_sacrebleu_sentence_bleu(response: str, reference: str) -> None:
+def test_sentence_bleu_equals_sacrebleu_sentence_bleu(response: str, reference: str) -> None:
     expected = sacrebleu.sentence_bleu(response, [reference]).score / 100
-    assert BleuScore().score(_sample(response, reference)).value == pytest.approx(expected)
+    got = get_metric("sentence_bleu_score").score(_sample(response, reference)).value
+    assert got == pytest.approx(expected)
+
+
+def test_bleu_score_is_ragas_corpus_bleu_over_sentences() -> None:
+    # RAGAS splits both texts on ". " and pairs them line by line: the second response
+    # sentence is never compared, so a wrong second sentence costs nothing
+    good, bad = "Water boils at 100 degrees. It freezes at 0.", "Water boils at 100 degrees. No."
+    ref = "Water boils at 100 degrees. It freezes at 0."
+    assert BleuScore().score(_sample(good, ref)).value == pytest.approx(1.0)
+    assert BleuScore().score(_sample(bad, ref)).value == pytest.approx(1.0)
+    assert get_metric("sentence_bleu_score").score(_sample(bad, ref)).value < 0.9
 
 
 def test_bleu_matches_ragas_documented_example() -> None:
@@ -89,10 +100,11 @@ def test_rouge_rejects_unknown_type_and_mode() -> None:
         RougeScore(tokenizer="whitespace")
 
 
-def test_rouge_non_ascii_is_nan_with_hint_unless_unicode_tokenizer() -> None:
+def test_rouge_non_ascii_is_zero_as_in_ragas_unless_unicode() -> None:
     sample = _sample("서울은 한국의 수도이다", "서울은 한국의 수도이다")
     result = RougeScore().score(sample)
-    assert math.isnan(result.value) and "tokenizer='unicode'" in (result.reason or "")
+    assert result.value == 0.0 and "rouge_score_unicode" in (result.reason or "")
+    assert get_metric("rouge_score_unicode").score(sample).value == pytest.approx(1.0)
     assert RougeScore(tokenizer="unicode").score(sample).value == pytest.approx(1.0)
     half = RougeScore(tokenizer="unicode", rouge_type="rouge1", mode="recall")
     assert half.score(_sample("서울은", "서울은 수도")).value == pytest.approx(0.5)
@@ -208,14 +220,14 @@ def test_average_precision_known_lists(verdicts: list[int], expected: float) -> 
     ("name", "sample", "missing"),
     [
         ("bleu_score", {"response": "x"}, ["reference"]),
-        ("rouge_score", {"reference": "x", "response": ""}, ["response"]),
+        ("rouge_score", {"reference": "x"}, ["response"]),
         ("exact_match", {}, ["response", "reference"]),
         ("string_present", {"response": "x"}, ["reference"]),
         ("non_llm_string_similarity", {"reference": "x"}, ["response"]),
         ("non_llm_context_recall", {"retrieved_contexts": ["a"]}, ["reference_contexts"]),
         (
             "non_llm_context_precision_with_reference",
-            {"retrieved_contexts": [], "reference_contexts": ["a"]},
+            {"reference_contexts": ["a"]},
             ["retrieved_contexts"],
         ),
     ],
@@ -226,6 +238,33 @@ def test_missing_columns_raise(name: str, sample: dict, missing: list[str]) -> N
         metric.score(sample)
     assert info.value.metric == name and info.value.missing == missing
     assert all(col in str(info.value) for col in missing)
+
+
+@pytest.mark.parametrize(
+    ("name", "sample", "expected"),
+    [
+        ("exact_match", {"response": "", "reference": ""}, 1.0),
+        ("bleu_score", {"response": "", "reference": "x"}, 0.0),
+        ("rouge_score", {"response": "", "reference": "x"}, 0.0),
+        ("string_present", {"response": "x", "reference": ""}, 1.0),
+        (
+            "non_llm_context_precision_with_reference",
+            {"retrieved_contexts": [], "reference_contexts": ["a"]},
+            0.0,
+        ),
+        (
+            "non_llm_context_recall",
+            {"retrieved_contexts": [], "reference_contexts": ["a"]},
+            None,
+        ),
+    ],
+)
+def test_empty_values_are_scored_like_ragas_not_missing(name, sample, expected) -> None:
+    result = get_metric(name).score(sample)
+    if expected is None:
+        assert math.isnan(result.value) and result.reason
+    else:
+        assert result.value == pytest.approx(expected)
 
 
 def test_old_column_names_are_accepted() -> None:

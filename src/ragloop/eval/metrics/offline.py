@@ -184,6 +184,8 @@ class OfflineContextRelevance(_OfflineMetric):
         question, contexts = str(sample.user_input), list(sample.retrieved_contexts or [])
         if not tokenize(question):
             return nan("user_input has no words to compare the contexts against")
+        if not contexts:
+            return MetricResult(0.0, "no retrieved contexts (as RAGAS: 0)", {"grades": []})
         sims = await blended_similarities(self._emb, question, contexts, self.embedding_weight)
         grades = [self._to_grade(s) for s in sims]
         return MetricResult(

@@ -77,7 +77,7 @@ def ragas_cosine(a: Any, b: Any) -> float:
     nx, ny = float(np.linalg.norm(x)), float(np.linalg.norm(y))
     if nx == 0 or ny == 0:
         return float("nan")
-    return float(x @ y / (nx * ny))
+    return float(np.clip(x @ y / (nx * ny), -1.0, 1.0))  # rounding can pass 1 by 2e-16
 
 
 class SemanticSimilarity(SingleTurnMetric):
