@@ -14,6 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragloop.errors import DatasetError
+from ragloop.eval.readers import csv_records, jsonl_lines, read_json
+from ragloop.safety.atomic import atomic_writer
 
 log = logging.getLogger("ragloop")
 
@@ -241,40 +243,32 @@ class EvaluationDataset:
     def from_jsonl(cls, path: str | Path) -> EvaluationDataset:
         """Read JSON Lines; a line that is not a JSON object becomes a RowError."""
         path = Path(path)
-        if not path.is_file():
-            raise DatasetError(f"dataset file not found: {path}")
         rows: list[Any] = []
         bad: dict[int, str] = {}
-        with path.open("rb") as fh:
-            for i, raw in enumerate(fh):
-                text = raw.decode("utf-8", errors="replace")
-                if not text.strip():
-                    bad[i] = "empty line"
-                    rows.append(None)
-                    continue
-                try:
-                    rows.append(json.loads(text))
-                except json.JSONDecodeError as exc:
-                    bad[i] = f"not valid JSON ({exc.msg} at column {exc.colno})"
-                    rows.append(None)
+        for i, value, problem in jsonl_lines(path):  # BOM/UTF-16 aware; trailing blanks dropped
+            if problem is not None:
+                bad[i] = problem
+            rows.append(value)
         return cls._from_rows_with_bad(rows, bad)
 
     @classmethod
     def from_csv(cls, path: str | Path) -> EvaluationDataset:
         """Read CSV; list columns hold JSON lists."""
         path = Path(path)
-        if not path.is_file():
-            raise DatasetError(f"dataset file not found: {path}")
         rows: list[Any] = []
         bad: dict[int, str] = {}
-        with path.open(encoding="utf-8", errors="replace", newline="") as fh:
-            for i, rec in enumerate(csv.DictReader(fh)):
-                try:
-                    rows.append({k: _csv_cell(k, v or "") for k, v in rec.items() if k})
-                except DatasetError as exc:
-                    bad[i] = str(exc)
-                    rows.append(None)
-        return cls._from_rows_with_bad(rows, bad)
+        records, notices = csv_records(path)  # BOM-aware, no 131,072-character field limit
+        for notice in notices:
+            log.warning("ragloop: %s: %s", path, notice)
+        for i, rec in enumerate(records):
+            try:
+                rows.append({k: _csv_cell(k, v or "") for k, v in rec.items() if k})
+            except DatasetError as exc:
+                bad[i] = str(exc)
+                rows.append(None)
+        ds = cls._from_rows_with_bad(rows, bad)
+        ds.notices = sorted({*ds.notices, *notices})
+        return ds
 
     @classmethod
     def load(cls, path: str | Path) -> EvaluationDataset:
@@ -288,7 +282,7 @@ class EvaluationDataset:
         if suffix == ".json":
             if not path.is_file():
                 raise DatasetError(f"dataset file not found: {path}")
-            data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+            data = read_json(path)
             if not isinstance(data, list):
                 raise DatasetError(f"{path}: a .json dataset must be a list of objects")
             return cls.from_list(data)
@@ -310,7 +304,7 @@ class EvaluationDataset:
 
     def to_jsonl(self, path: str | Path) -> None:
         """Write one JSON object per line."""
-        with Path(path).open("w", encoding="utf-8") as fh:
+        with atomic_writer(path) as fh:  # temp, fsync, rename: never half a file
             for row in self.to_list():
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -320,7 +314,7 @@ class EvaluationDataset:
         columns: list[str] = []
         for row in rows:
             columns += [c for c in row if c not in columns]
-        with Path(path).open("w", encoding="utf-8", newline="") as fh:
+        with atomic_writer(path, newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=columns)
             writer.writeheader()
             for row in rows:
