@@ -73,6 +73,11 @@ __all__ = [
 
 def decode(raw: bytes) -> tuple[str, list[str]]:
     """Text from bytes as UTF-8 (a BOM is dropped); bad bytes are replaced and reported."""
+    from ragloop.safety.encoding import sniff_encoding
+
+    encoding, skip = sniff_encoding(raw)  # UTF-16/32 text is text, not binary
+    if encoding and encoding != "utf-8":
+        return raw[skip:].decode(encoding, errors="replace"), []
     if b"\x00" in raw[:8192]:
         raise DocumentError("binary file")
     text = raw.decode("utf-8-sig", errors="replace")

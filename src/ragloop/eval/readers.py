@@ -6,7 +6,6 @@ lets a stray byte order mark rename the first column or swallow the first row.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import json
@@ -15,26 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ragloop.errors import DatasetError
+from ragloop.safety.encoding import decode_bytes
 
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
 #: csv's default limit is 131,072 characters a field; a long context must not abort a run
 CSV_FIELD_LIMIT = 2**31 - 1
-
-
-def decode(raw: bytes) -> tuple[str, bool]:
-    """Text of ``raw`` (BOM-detected UTF-8/16/32, else UTF-8) and whether bytes were replaced."""
-    for bom, encoding in _BOMS:
-        if raw.startswith(bom):
-            text = raw[len(bom) :].decode(encoding, errors="replace")
-            return text, "\ufffd" in text and "\ufffd".encode(encoding) not in raw
-    text = raw.decode("utf-8", errors="replace")
-    return text, "\ufffd" in text and "\ufffd".encode() not in raw
 
 
 def read_text(path: str | Path) -> str:
@@ -48,7 +31,7 @@ def read_text(path: str | Path) -> str:
         raise DatasetError(
             f"cannot read {path}: {exc.strerror or exc}; check its permissions"
         ) from None
-    return decode(raw)[0]
+    return decode_bytes(raw)[0]
 
 
 def jsonl_lines(path: str | Path) -> Iterator[tuple[int, Any, str | None]]:

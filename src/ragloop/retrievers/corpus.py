@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,20 +32,69 @@ class LoadReport:
     fingerprint: str = ""
 
 
-def _visible(path: Path, root: Path) -> bool:
-    return path.is_file() and not any(p.startswith(".") for p in path.relative_to(root).parts)
+@dataclass
+class _Walk:
+    """Every visible file under a root, and what could not be walked (and why)."""
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _walk(root: Path) -> _Walk:
+    """Files under ``root``, hidden ones skipped, without recursion (1000-deep folders work).
+
+    Folder symlinks are not followed; a file symlink counts only when it points inside the
+    corpus; an unreadable folder is reported, never silently skipped.
+    """
+    out = _Walk()
+    top = root.resolve()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                items = sorted(entries, key=lambda e: e.name)
+        except OSError as exc:
+            rel = folder.relative_to(root).as_posix() if folder != root else "."
+            out.problems.append((rel + "/", f"unreadable folder ({exc.strerror or exc})"))
+            continue
+        for entry in items:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(path)
+                    continue
+                if entry.is_symlink():
+                    target = path.resolve()
+                    if target != top and top not in target.parents:
+                        rel = path.relative_to(root).as_posix()
+                        out.problems.append((rel, "symlink pointing outside the corpus: not read"))
+                        continue
+                    if not target.is_file():
+                        continue
+                elif not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError as exc:
+                rel = path.relative_to(root).as_posix()
+                out.problems.append((rel, f"unreadable ({exc.strerror or exc})"))
+                continue
+            out.files.append(path)
+    out.files.sort()
+    return out
 
 
 def corpus_files(root: Path) -> list[Path]:
     """Files under ``root`` with a supported suffix, in a stable order (hidden ones skipped)."""
-    return sorted(p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES and _visible(p, root))
+    return [p for p in _walk(Path(root)).files if p.suffix.lower() in SUFFIXES]
 
 
 def unsupported_files(root: Path) -> list[tuple[str, str]]:
     """One (example path, reason) per unsupported suffix, so a folder of images is one line."""
     by_suffix: dict[str, list[str]] = defaultdict(list)
-    for p in sorted(root.rglob("*")):
-        if p.suffix.lower() not in SUFFIXES and _visible(p, root):
+    for p in _walk(Path(root)).files:
+        if p.suffix.lower() not in SUFFIXES:
             by_suffix[p.suffix.lower() or "(no suffix)"].append(p.relative_to(root).as_posix())
     known = " ".join(SUFFIXES)
     return [
@@ -62,7 +112,10 @@ def fingerprint(root: str | Path) -> str:
     digest = hashlib.sha256()
     for path in corpus_files(root):
         digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:  # unreadable now: reported by load_corpus, changes the print
+            digest.update(b"unreadable")
     return digest.hexdigest()[:16]
 
 
@@ -94,6 +147,9 @@ def load_corpus(
         except DocumentError as exc:
             report.skipped.append((rel, exc.reason))
             continue
+        except OSError as exc:  # permission denied, vanished: reported, the rest is indexed
+            report.skipped.append((rel, f"cannot read ({exc.strerror or exc})"))
+            continue
         report.repaired.extend((rel, warning) for warning in doc.warnings)
         report.files += 1
         report.chunks.extend(
@@ -102,6 +158,7 @@ def load_corpus(
             )
         )
     report.skipped.extend(unsupported_files(root))
+    report.skipped.extend(_walk(root).problems)
     if not report.chunks:
         why = "; ".join(f"{p}: {r}" for p, r in report.skipped[:5]) or "no supported files"
         raise CorpusError(

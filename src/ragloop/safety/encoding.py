@@ -1,0 +1,49 @@
+"""Bytes to text for files users bring: BOM-detected UTF-8/16/32, BOM-less UTF-16, else UTF-8."""
+
+from __future__ import annotations
+
+import codecs
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def _bomless_utf16(raw: bytes) -> str | None:
+    """``le``/``be`` when ``raw`` looks like BOM-less UTF-16 text (mostly ASCII, zeros paired)."""
+    sample = raw[:8192]
+    if len(sample) < 4 or len(sample) % 2:
+        sample = sample[: len(sample) - len(sample) % 2]
+    if not sample:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    for zeros, encoding in ((odd, "utf-16-le"), (even, "utf-16-be")):
+        if zeros.count(0) >= 0.6 * len(zeros):
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError:
+                continue
+            if "\x00" not in text:
+                return encoding
+    return None
+
+
+def sniff_encoding(raw: bytes) -> tuple[str | None, int]:
+    """(encoding, BOM length) when the bytes say which Unicode encoding they are, else None."""
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            return encoding, len(bom)
+    utf16 = _bomless_utf16(raw) if b"\x00" in raw[:8192] else None
+    return (utf16, 0) if utf16 else (None, 0)
+
+
+def decode_bytes(raw: bytes) -> tuple[str, bool]:
+    """Text of ``raw`` and whether undecodable bytes were replaced with U+FFFD."""
+    encoding, skip = sniff_encoding(raw)
+    encoding = encoding or "utf-8"
+    text = raw[skip:].decode(encoding, errors="replace")
+    return text, "\ufffd" in text and "\ufffd".encode(encoding) not in raw
