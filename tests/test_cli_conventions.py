@@ -103,3 +103,58 @@ def test_ctrl_c_in_eval_stops_writes_what_it_has_and_prints_the_summary(
     assert any("interrupted" in r for r in reasons)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert any("interrupted: 1 of 3 jobs finished" in n for n in summary["notes"])
+
+
+def _two_config_spec(folder: Path) -> Path:
+    from tests.conftest import CORPUS, FIXTURES
+
+    lines = [
+        'name = "stop"',
+        f"dataset = {json.dumps(str(FIXTURES / 'qa.jsonl'))}",
+        f"corpus = {json.dumps(str(CORPUS))}",
+        'metrics = ["answer_relevancy", "rouge_score"]',
+        f"cache_dir = {json.dumps(str(folder / 'cache'))}",
+        "[settings]",
+        'web = "off"',
+        "chunk_size = 400",
+        "chunk_overlap = 50",
+        "llm_max_tokens = 77",
+        "[grid]",
+        'retrievers = ["dense", "sparse"]',
+        "max_iterations = [1]",
+        "[objective]",
+        'maximize = "answer_relevancy"',
+    ]
+    path = folder / "spec.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_stopped_experiment_compares_and_writes_the_finished_configurations(tmp_path):
+    import threading
+
+    from ragloop.experiments.experiment import run_experiment
+    from ragloop.experiments.spec import load_spec
+
+    spec = load_spec(_two_config_spec(tmp_path))
+    assert spec.settings.llm_max_tokens == 77  # LLM knobs are settings a spec can hold
+    stop = threading.Event()
+
+    def progress(done: int, total: int, what: str) -> None:
+        if what.endswith(": done"):  # the first configuration finished: Ctrl-C now
+            stop.set()
+
+    result = run_experiment(spec, out=tmp_path / "out", progress=progress, stop=stop)
+    assert len(result.records) == 1 and result.chosen == result.records[0]["config"]
+    assert any("interrupted: 1 of 2 configurations finished" in n for n in result.notes)
+    assert (tmp_path / "out" / "results.csv").is_file()
+
+
+def test_experiment_json_and_knob_flags(tmp_path):
+    spec = _two_config_spec(tmp_path)
+    out = _invoke("experiment", str(spec), "--out", str(tmp_path / "o"), "-q", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert len(data["configurations"]) == 2 and data["chosen"]
+    bad = _invoke("experiment", str(spec), "-q", "--max-tokens", "0")
+    assert bad.exit_code == 2 and "llm_max_tokens" in bad.output

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ragloop._async import run_sync
+from ragloop.errors import RagloopError
 from ragloop.eval.cache import Store, digest
 from ragloop.experiments.objective import choose
 from ragloop.experiments.report import write_outputs
@@ -52,6 +56,7 @@ async def arun_experiment(
     progress: Progress | None = None,
     llm: Any = None,
     embeddings: Any = None,
+    stop: threading.Event | None = None,
 ) -> ExperimentResult:
     """Run every configuration of ``spec`` on every row, score, aggregate, choose and write.
 
@@ -62,6 +67,8 @@ async def arun_experiment(
         cache: reuse graph runs and scores from ``spec.cache_dir`` (a re-run repeats no work
             and an interrupted one resumes); False runs everything again.
         llm, embeddings: models to use instead of building them from the spec (tests).
+        stop: set it (Ctrl-C) to stop: the configuration in progress is dropped (its graph
+            runs stay cached for a re-run), the finished ones are compared and written.
     """
     from ragloop.providers import get_chat_model, get_embeddings
 
@@ -70,8 +77,13 @@ async def arun_experiment(
     check_replaceable(Path(out if out is not None else spec.out), "output")  # before any work
     env = {} if env is None else env
     emb = embeddings or get_embeddings(spec.embeddings, env=env)
-    chat = llm if llm is not None else get_chat_model(spec.llm, env=env)
-    judge = chat if spec.judge_llm == spec.llm else get_chat_model(spec.judge_llm, env=env)
+    knobs = {
+        "timeout": spec.settings.llm_timeout,
+        "max_tokens": spec.settings.llm_max_tokens,
+        "max_retries": spec.settings.llm_max_retries,
+    }
+    chat = llm if llm is not None else get_chat_model(spec.llm, env=env, **knobs)
+    judge = chat if spec.judge_llm == spec.llm else get_chat_model(spec.judge_llm, env=env, **knobs)
     pipe = _pipeline(spec, env, chat, emb)
     store = Store(spec.cache_dir / "runs") if cache else None
     grid = GridRunner(spec, pipe, store, build_identity(spec, chat, emb), progress)
@@ -79,11 +91,16 @@ async def arun_experiment(
     by_config: dict[str, list[dict[str, Any]]] = {}
     try:
         for n, config in enumerate(spec.configurations):
-            by_config[config.id] = await grid.run_config(n, config, cache, judge, emb)
+            records = await _unless_stopped(grid.run_config(n, config, cache, judge, emb), stop)
+            if records is None:
+                break
+            by_config[config.id] = records
     finally:
         if store is not None:
             store.close()
-    configs = spec.configurations
+    configs = [c for c in spec.configurations if c.id in by_config]
+    if not configs:
+        raise ExperimentInterrupted("interrupted before any configuration finished")
     table = [
         summarize(c, by_config[c.id], spec.metrics, spec.bootstrap, spec.seed) for c in configs
     ]
@@ -100,12 +117,36 @@ async def arun_experiment(
         prompt_variants(configs, by_config),
         chosen,
         totals,
-        notes=list(spec.notes),
+        notes=list(spec.notes)
+        + (
+            [f"interrupted: {len(configs)} of {len(spec.configurations)} configurations finished"]
+            if len(configs) < len(spec.configurations)
+            else []
+        ),
         skipped=grid.skipped,
     )
 
     result.files = write_outputs(result, Path(out if out is not None else spec.out))
     return result
+
+
+class ExperimentInterrupted(RagloopError):
+    """Ctrl-C came before any configuration finished: there is nothing to compare."""
+
+
+async def _unless_stopped(work: Any, stop: threading.Event | None) -> Any:
+    """``await work``, or None when ``stop`` is set first (the work is cancelled)."""
+    if stop is None:
+        return await work
+    task = asyncio.ensure_future(work)
+    while not task.done():
+        if stop.is_set():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return None
+        await asyncio.wait({task}, timeout=0.05)
+    return task.result()
 
 
 def run_experiment(spec: ExperimentSpec | str | Path, **kwargs: Any) -> ExperimentResult:
