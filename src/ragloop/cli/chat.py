@@ -11,7 +11,16 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ragloop.cli import app, console, err_console, friendly
+from ragloop.cli import (
+    MAX_RETRIES_HELP,
+    MAX_TOKENS_HELP,
+    TIMEOUT_HELP,
+    app,
+    console,
+    err_console,
+    friendly,
+    llm_knobs,
+)
 from ragloop.cli.graph import show_result
 from ragloop.config import load_settings
 from ragloop.errors import ConfigError, RagloopError
@@ -137,17 +146,24 @@ def chat_loop(session: Any) -> None:
 @friendly
 def chat(
     thread: str = typer.Option(None, "--thread", help="resume this conversation (default: new)"),
-    llm: str = typer.Option(None, "--llm", help="none (offline, default) or openai:<model>"),
+    llm: str = typer.Option(
+        None, "--llm", help="none (offline, default), provider:model or a registered name"
+    ),
     corpus: Path = typer.Option(None, "--corpus", help="corpus folder (default: demo base)"),
     index_dir: Path = typer.Option(None, "--index", help="index folder"),
     traces: Path = typer.Option(None, "--traces", help="trace store (default: data folder)"),
+    timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),
+    max_tokens: int = typer.Option(None, "--max-tokens", help=MAX_TOKENS_HELP),
+    max_retries: int = typer.Option(None, "--max-retries", help=MAX_RETRIES_HELP),
 ) -> None:
     """Chat with memory across turns; every turn is recorded in the trace store."""
     from ragloop.chat.session import ChatSession
     from ragloop.chat.traces import TraceStore
     from ragloop.pipeline import build_pipeline
 
-    settings = load_settings(llm=llm, index_dir=index_dir)
+    settings = load_settings(
+        llm=llm, index_dir=index_dir, **llm_knobs(timeout, max_tokens, max_retries)
+    )
     with err_console.status("building the pipeline…"):
         pipeline = build_pipeline(settings, corpus_dir=corpus)
     store = TraceStore(traces or Path(settings.data_dir) / "traces.sqlite")
