@@ -15,45 +15,54 @@ from ragloop.cli import (
     MAX_TOKENS_HELP,
     TIMEOUT_HELP,
     app,
-    console,
     err_console,
     friendly,
     llm_knobs,
     progress_bar,
 )
+from ragloop.cli import console as default_console
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
 
 
-def print_summary(result: Any) -> None:
-    """The per-configuration table, the choice and where the files are."""
-    from ragloop.experiments.stats import fmt
-    from ragloop.experiments.tables import chosen_text, footnotes
+def print_summary(result: Any, *, wide: bool = False, out: Any = None) -> None:
+    """The per-configuration table (fitting the terminal unless ``wide``), the choice, files."""
+    from ragloop.experiments.tables import (
+        chosen_text,
+        footnotes,
+        legend,
+        table_width,
+        terminal_table,
+    )
 
-    spec, goal = result.spec, result.spec.objective.metric
+    console = out or default_console
+    spec = result.spec
+    (headers, rows), hidden = terminal_table(result, width=console.width, wide=wide)
     table = Table(title=f"ragloop experiment {spec.name}: {len(result.records)} configurations")
-    others = [m for m in spec.metrics if m != goal]
-    ci = f"{goal} [95% CI]" if f"{goal}_lo" in result.records[0] else goal
-    columns = ["config", "label", ci, *others, "iters", "cap", "LLM/q", "p50 ms", "hit", "pick"]
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    for rec in result.records:
-        best = fmt(rec[goal])
-        if f"{goal}_lo" in rec:
-            best += f" [{fmt(rec[goal + '_lo'])}, {fmt(rec[goal + '_hi'])}]"
-        cells = [rec["config"], rec["label"], best, *(fmt(rec[m]) for m in others)]
-        cells += [
-            fmt(rec[c])
-            for c in (
-                "mean_iterations",
-                "cap_share",
-                "llm_calls_per_question",
-                "latency_p50_ms",
-                "context_hit_rate",
-            )
-        ]
-        cells.append("chosen" if rec["chosen"] else "" if rec["feasible"] else "fails")
+    for n, column in enumerate(headers):
+        table.add_column(column, no_wrap=n < 2, justify="left" if n < 2 else "right")
+    for rec, cells in zip(result.records, rows, strict=True):
         table.add_row(*cells, style="bold" if rec["chosen"] else None)
-    console.print(table)
+    needed = table_width((headers, rows))
+    if needed > console.width:  # --wide: the table at its own width, for a pager or a file
+        from rich.console import Console
+
+        wide_console = Console(
+            file=console.file,
+            width=needed,
+            color_system=console.color_system,
+            force_terminal=console.is_terminal,
+        )
+        wide_console.print(table)
+    else:
+        console.print(table)
+    for line in legend(result):
+        console.print(f"  {line}", highlight=False, markup=False)
+    if hidden:
+        console.print(
+            f"[dim]not shown to fit {console.width} columns:[/] {', '.join(hidden)} "
+            "(--wide shows every column; all are in results.csv)",
+            highlight=False,
+        )
     console.print(f"[bold]chosen:[/] {chosen_text(result)}", highlight=False)
     for note in footnotes(result):
         console.print(f"[dim]note:[/] {note}", highlight=False)

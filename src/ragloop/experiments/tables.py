@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
 from ragloop.experiments.stats import ACTIONS, fmt
 
@@ -103,3 +104,84 @@ def overview(result: ExperimentResult) -> dict[str, str]:
         "grid": f"{len(spec.configurations)} configurations over {', '.join(axes) or 'no axis'}",
         "objective": str(spec.objective),
     }
+
+
+def _short(value: Any, digits: int = 3) -> str:
+    """A terminal figure: 3 decimals, whole milliseconds, empty for NaN/None."""
+    if value is None or isinstance(value, float) and math.isnan(value):
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def verdict(rec: dict[str, Any]) -> str:
+    """'chosen', 'ok' (feasible) or 'fails' (breaks a constraint)."""
+    return "chosen" if rec["chosen"] else "ok" if rec["feasible"] else "fails"
+
+
+def _with_ci(rec: dict[str, Any], metric: str) -> str:
+    mean = _short(rec.get(metric))
+    if mean and f"{metric}_lo" in rec and _short(rec[f"{metric}_lo"]):
+        return f"{mean} [{_short(rec[metric + '_lo'])}, {_short(rec[metric + '_hi'])}]"
+    return mean
+
+
+def table_width(table: Table) -> int:
+    """Characters a boxed table needs: widest line of each column, padding and borders."""
+    headers, rows = table
+    widths = [
+        max([*(len(x) for x in h.split("\n")), *(len(r[i]) for r in rows)])
+        for i, h in enumerate(headers)
+    ]
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def terminal_table(
+    result: ExperimentResult, *, width: int = 100, wide: bool = False
+) -> tuple[Table, list[str]]:
+    """The table ``ragloop experiment`` prints, and the metric names left out to fit ``width``.
+
+    The verdict comes first, configurations go by id (their labels are listed under the
+    table), figures have 3 decimals. Other metrics are dropped from the right until the
+    table fits ``width`` columns; ``wide`` keeps every column of results.csv instead.
+    """
+    goal = result.spec.objective.metric
+    others = [m for m in result.spec.metrics if m != goal]
+    ci = f"{goal}_lo" in result.records[0]
+    if wide:
+        cost = [c for c in COST_COLUMNS if c not in ("feasible", "chosen")]
+        headers = ["pick", "config", *(f"{m}\n[95% CI]" if ci else m for m in result.spec.metrics)]
+        headers += cost
+        rows = [
+            [verdict(r), r["config"], *(_with_ci(r, m) for m in result.spec.metrics)]
+            + [_short(r[c], 1 if c.startswith("latency") else 3) for c in cost]
+            for r in result.records
+        ]
+        return (headers, rows), []
+    fixed = [
+        ("iters", "mean_iterations", 2),
+        ("cap", "cap_share", 2),
+        ("LLM/q", "llm_calls_per_question", 1),
+        ("p50 ms", "latency_p50_ms", 0),
+        ("hit", "context_hit_rate", 2),
+    ]
+    shown = list(others)
+    while True:
+        headers = ["pick", "config", f"{goal}\n[95% CI]" if ci else goal, *shown]
+        headers += [name for name, _, _ in fixed]
+        rows = [
+            [verdict(r), r["config"], _with_ci(r, goal), *(_short(r[m]) for m in shown)]
+            + [_short(r[key], digits) for _, key, digits in fixed]
+            for r in result.records
+        ]
+        if table_width((headers, rows)) <= width or not shown:
+            return (headers, rows), others[len(shown) :]
+        shown.pop()
+
+
+def legend(result: ExperimentResult) -> list[str]:
+    """One line per configuration: its id and what it sets."""
+    return [f"{r['config']}: {r['label']}" for r in result.records]
