@@ -163,8 +163,10 @@ def test_a_thousand_rows_with_many_malformed_finish_and_every_bad_row_is_reporte
     result = evaluate(path, names, cache=False, max_row_chars=100_000)
     assert [r.index for r in result.rows] == list(range(1000))
     reported = {b.index: b.reason for b in result.bad_rows}
-    assert set(reported) == set(expected)
-    for index, fragment in expected.items():
+    # an empty user_input is a value (RAGAS scores it), not a bad row: NaN for one metric
+    bad = {i: fragment for i, fragment in expected.items() if fragment != "user_input"}
+    assert set(reported) == set(bad)
+    for index, fragment in bad.items():
         assert fragment in reported[index], (index, reported[index])
     good = 1000 - len(expected)
     blank_question = sum(1 for f in expected.values() if f == "user_input")  # bad for one metric
@@ -185,7 +187,7 @@ def test_retryable_failures_back_off_exponentially_then_succeed():
     sleeps = Sleeps()
     metric = FnMetric(fn)
     result = evaluate(rows(1), [metric], cache=False, retry=RetryPolicy(sleep=sleeps))
-    assert result.scores() == {"fn_metric": 0.5}
+    assert result.means() == {"fn_metric": 0.5}
     assert metric._calls["question number 0"] == 3
     assert result.totals["retries"] == 2
     assert len(sleeps.waits) == 2
@@ -200,7 +202,7 @@ def test_retry_after_is_honoured():
 
     sleeps = Sleeps()
     result = evaluate(rows(1), [FnMetric(fn)], cache=False, retry=RetryPolicy(sleep=sleeps))
-    assert result["fn_metric"] == 1.0
+    assert result["fn_metric"] == [1.0]
     assert sleeps.waits and max(sleeps.waits) >= 3.0
 
 
@@ -414,7 +416,7 @@ def test_evaluate_works_inside_a_running_event_loop():
     async def notebook_cell() -> Any:
         return evaluate(rows(2, reference="answer 0"), ["exact_match"], cache=False)
 
-    assert asyncio.run(notebook_cell()).scores() == {"exact_match": 0.5}
+    assert asyncio.run(notebook_cell()).means() == {"exact_match": 0.5}
 
 
 def test_progress_is_reported_for_every_job():
@@ -441,7 +443,7 @@ def test_embedding_calls_are_cached_on_disk(tmp_path):
     second = evaluate(data, [metric], cache_dir=tmp_path, resume=False)
     assert emb.calls == calls and second.totals["embedding_calls"] == 0
     assert second.totals["embedding_cache_hits"] > 0
-    assert second.scores() == first.scores()
+    assert second.means() == first.means()
 
 
 def test_llm_metrics_count_calls_and_read_the_cache_in_process(tmp_path):
@@ -449,12 +451,12 @@ def test_llm_metrics_count_calls_and_read_the_cache_in_process(tmp_path):
     llm = ScriptedChatModel(script=[reply])
     data = rows(3, reference="answer 0", retrieved_contexts=["answer 0"])
     first = evaluate(data, ["context_recall"], llm, cache_dir=tmp_path)
-    assert first.scores() == {"context_recall": 1.0}
+    assert first.means() == {"context_recall": 1.0}
     assert len(llm.calls) == 3 and first.totals["llm_calls"] == 3
     assert first.totals["input_tokens"] == 30  # ScriptedChatModel reports 10 per call
     again = evaluate(data, ["context_recall"], llm, cache_dir=tmp_path, resume=False)
     assert len(llm.calls) == 3 and again.totals["cache_hits"] == 3
-    assert again.scores() == first.scores()
+    assert again.means() == first.means()
 
 
 def test_the_store_runs_in_wal_mode(tmp_path):

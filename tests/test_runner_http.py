@@ -91,7 +91,7 @@ def test_429_with_retry_after_is_retried_and_succeeds(openai_server):  # noqa: F
     sleeps = Sleeps()
     metric = OneCall(llm=fake_chat_model(openai_server))
     result = evaluate(rows(1), [metric], cache=False, retry=RetryPolicy(sleep=sleeps))
-    assert result["one_call"] == pytest.approx(0.8)
+    assert result.means()["one_call"] == pytest.approx(0.8)
     assert openai_server.count() == 2
     assert max(sleeps.waits) >= 1.0
     assert result.totals["retries"] == 1 and result.totals["llm_calls"] == 2
@@ -106,7 +106,7 @@ def test_5xx_is_retried(openai_server):  # noqa: F811
         cache=False,
         retry=RetryPolicy(sleep=Sleeps()),
     )
-    assert result["one_call"] == pytest.approx(0.4) and openai_server.count() == 3
+    assert result.means()["one_call"] == pytest.approx(0.4) and openai_server.count() == 3
 
 
 def test_401_is_not_retried_and_the_key_never_leaks(openai_server, tmp_path, caplog):  # noqa: F811
@@ -255,7 +255,7 @@ def test_the_same_model_works_across_event_loops(openai_server):  # noqa: F811
     llm = fake_chat_model(openai_server)
     first = evaluate(rows(2, "a"), [OneCall(llm=llm)], cache=False)
     second = evaluate(rows(2, "b"), [OneCall(llm=llm)], cache=False)  # a new loop, same client
-    assert first["one_call"] == second["one_call"] == pytest.approx(0.9)
+    assert first["one_call"] == second["one_call"] == pytest.approx([0.9, 0.9])
 
 
 def test_openai_embeddings_over_http_are_cached(openai_server, tmp_path):  # noqa: F811
@@ -268,7 +268,7 @@ def test_openai_embeddings_over_http_are_cached(openai_server, tmp_path):  # noq
         data, [get_metric("semantic_similarity", embeddings=emb)], cache_dir=tmp_path, resume=False
     )
     assert openai_server.count("/v1/embeddings") == sent
-    assert second.scores() == first.scores()
+    assert second.means() == first.means()
 
 
 def _response(status: int, headers: dict[str, str] | None = None) -> httpx.Response:

@@ -103,12 +103,38 @@ class EvaluationResult:
         rows = sorted(rows, key=lambda r: r.index)
         return cls(rows, {n: summarise(n, rows) for n in names}, **kwargs)
 
-    def scores(self) -> dict[str, float]:
+    def means(self) -> dict[str, float]:
         """Each metric's mean over its measured rows (NaN when none was measured)."""
         return {name: s.mean for name, s in self.metrics.items()}
 
-    def __getitem__(self, name: str) -> float:
-        return self.metrics[name].mean
+    @property
+    def scores(self) -> list[dict[str, float]]:
+        """One dict per row, metric -> value (NaN when unmeasured), as RAGAS's ``scores``."""
+        return [{n: row.values.get(n, math.nan) for n in self.metrics} for row in self.rows]
+
+    def __getitem__(self, name: str) -> list[float]:
+        """The per-row values of metric ``name`` (RAGAS's ``result[name]``); means: ``means()``."""
+        if name not in self.metrics:
+            known = ", ".join(self.metrics) or "none"
+            raise KeyError(f"no metric '{name}' in this result; metrics: {known}")
+        return [row.values.get(name, math.nan) for row in self.rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def to_pandas(self) -> Any:
+        """A DataFrame with one row per dataset row: index, user_input, each metric, reasons.
+
+        Needs pandas: ``pip install 'ragloop[pandas]'``.
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError(
+                "EvaluationResult.to_pandas() needs pandas: pip install 'ragloop[pandas]' "
+                "(or use to_records(), summary() and write(), which need nothing more)"
+            ) from None
+        return pd.DataFrame.from_records(self.to_records())
 
     def to_records(self) -> list[dict[str, Any]]:
         """One flat dict per row: ``index``, each metric's value and ``<metric>.reason``."""
