@@ -49,7 +49,7 @@ def print_summary(result: Any, *, wide: bool = False, out: Any = None) -> None:
         wide_console = Console(
             file=console.file,
             width=needed,
-            color_system=console.color_system,
+            color_system="auto" if console.color_system else None,
             force_terminal=console.is_terminal,
         )
         wide_console.print(table)
