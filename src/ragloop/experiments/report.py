@@ -131,8 +131,13 @@ def _json_safe(value: Any) -> Any:
 
 def write_outputs(result: ExperimentResult, out: Path) -> dict[str, Path]:
     """Write every output file into ``out`` and return their paths by name."""
-    from ragloop.experiments.report_html import render_html
+    from ragloop.extras import missing_message
 
+    try:
+        from ragloop.experiments.report_html import render_html
+    except ImportError:  # matplotlib is the [report] extra: the other files need nothing more
+        render_html = None  # type: ignore[assignment]
+        result.notes.append(f"report.html not written: {missing_message('report')}")
     claim_output_folder(out)  # a folder of the user's own files is refused, never overwritten
     paths = {n: out / n for n in ("results.csv", "rows.jsonl", "report.md", "report.html")}
     secrets = secret_values()
@@ -149,7 +154,10 @@ def write_outputs(result: ExperimentResult, out: Path) -> dict[str, Path]:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         atomic_write_text(paths["report.md"], redact_text(render_markdown(result), secrets))
-        atomic_write_text(paths["report.html"], redact_text(render_html(result), secrets))
+        if render_html is not None:
+            atomic_write_text(paths["report.html"], redact_text(render_html(result), secrets))
+        else:
+            del paths["report.html"]
         if result.chosen:
             paths.update(write_best(result, out))
     return paths

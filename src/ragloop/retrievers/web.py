@@ -36,7 +36,9 @@ class TavilyWebSearch:
     def __init__(self, api_key: str, api_base_url: str | None = None, client: Any = None):
         if not api_key:
             raise ProviderError("TAVILY_API_KEY is empty: export it or use the web corpus")
-        from tavily import TavilyClient
+        from ragloop.extras import require
+
+        TavilyClient = require("web").TavilyClient  # noqa: N806 - the client class
 
         kwargs: dict[str, Any] = {"api_key": api_key}
         if api_base_url:
