@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@touch $(STAMP)
 
 demo: $(STAMP) ## set up .venv, build the demo index and answer three demo questions offline
-	$(BIN)/ragloop index --out .ragloop/index
+	$(BIN)/ragloop index --demo --out .ragloop/index
 	$(BIN)/ragloop ask "Which KP-PA-24 adapters are covered by the safety notice in Ireland?"
 	$(BIN)/ragloop ask "How do I clear DK-04 on the Kestrel Dock?"
 	$(BIN)/ragloop ask "What is Kestrel Support's phone number in Belgium?"

@@ -25,7 +25,7 @@ def qa_rows() -> list[dict[str, Any]]:
 def demo_pipeline(**context: Any) -> Pipeline:
     """The offline demo pipeline with its index in a scratch folder (built once)."""
     settings = load_settings(index_dir=SCRATCH / "index")
-    return build_pipeline(settings, env={}, **context)
+    return build_pipeline(settings, env={}, demo=True, **context)
 
 
 def reference_sources(row: dict[str, Any]) -> set[str]:

@@ -58,6 +58,7 @@ def test_langgraph_json_points_at_a_compiled_graph(tmp_path, monkeypatch):
     spec = json.loads((root / "langgraph.json").read_text())
     path, attr = spec["graphs"]["ragloop"].split(":")
     monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "idx"))
+    monkeypatch.setenv("RAGLOOP_CORPUS_DIR", str(root / "tests" / "fixtures" / "corpus"))
     module_spec = importlib.util.spec_from_file_location("lg_server", root / path)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)

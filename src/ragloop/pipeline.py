@@ -144,7 +144,13 @@ def build_pipeline(
     settings = settings or load_settings()
     env = os.environ if env is None else env
     emb = embeddings or get_embeddings(settings.embeddings, env=env)
-    model = llm if llm is not None else with_llm_retries(chat_model_for(settings, env))
+    # retries follow the runner's policy in one place, so the SDK's own are turned off
+    sdk = settings.model_copy(update={"llm_max_retries": 0})
+    model = (
+        llm
+        if llm is not None
+        else with_llm_retries(chat_model_for(sdk, env), max_retries=settings.llm_max_retries)
+    )
     corpus = choose_corpus(settings, corpus_dir, demo=demo)  # never a silent demo fallback
     index = open_index(
         corpus,

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import click
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -28,6 +30,7 @@ app = typer.Typer(
     help="ragloop: a self-correcting RAG pipeline with its evaluation built in.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_show_locals=False,  # locals may hold an API key
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Exit codes: 0 done, 1 runtime error, 2 usage error, 3 nothing measured.",
 )
@@ -93,6 +96,15 @@ def llm_knobs(
     return {"llm_timeout": timeout, "llm_max_tokens": max_tokens, "llm_max_retries": max_retries}
 
 
+def print_error(message: str) -> None:
+    """``error: message`` on stderr: redacted, printed as text, controls neutralised."""
+    from ragloop.chat.traces import redact
+    from ragloop.safety.console import plain
+
+    err_console.print("[bold red]error:[/] ", end="", highlight=False)
+    err_console.print(plain(redact(message)), highlight=False)
+
+
 def friendly(fn: F) -> F:
     """Turn ragloop errors into one clear line on stderr and their exit code (2 usage, 1 other)."""
 
@@ -103,11 +115,21 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except RagloopError as exc:
-            err_console.print("[bold red]error:[/] ", end="", highlight=False)
-            err_console.print(str(exc), markup=False, highlight=False)
+            print_error(str(exc))
             # a value ragloop cannot use (flag, setting, name, dataset) is a usage error
             usage = isinstance(exc, ValueError | UnknownNameError)
             raise typer.Exit(EXIT_USAGE if usage else EXIT_ERROR) from None
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception as exc:
+            if os.environ.get("RAGLOOP_DEBUG"):
+                raise
+            # an unexpected failure: one redacted line, not a traceback that may hold a key
+            print_error(
+                f"{type(exc).__name__}: {exc} (unexpected; rerun with RAGLOOP_DEBUG=1 for the "
+                "traceback and report it)"
+            )
+            raise typer.Exit(EXIT_ERROR) from None
 
     return wrapper  # type: ignore[return-value]
 

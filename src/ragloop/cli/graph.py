@@ -22,23 +22,25 @@ from ragloop.cli import (
 )
 from ragloop.config import load_settings
 from ragloop.graph.result import RunResult
+from ragloop.safety.console import plain, shown
 
 
 def show_result(result: RunResult) -> None:
     """Print answer, citations, the path with reasons, and the scores."""
-    console.print(f"\n[bold]Q:[/] {result.question}", highlight=False)
-    console.print(f"[bold]A:[/] {result.answer}", highlight=False)
+    console.print(f"\n[bold]Q:[/] {shown(result.question)}", highlight=False)
+    console.print(f"[bold]A:[/] {shown(result.answer)}", highlight=False)
     for cite in result.citations:
         origin = " (web)" if cite.get("origin") == "web" else ""
         console.print(
-            f"   [{cite['n']}] {cite['id']} — {cite.get('title', '')}{origin}", highlight=False
+            plain(f"   [{cite['n']}] {cite['id']} — {cite.get('title', '')}{origin}"),
+            highlight=False,
         )
     path = Table(title="path", show_header=True, title_justify="left")
     path.add_column("#")
     path.add_column("node")
     path.add_column("what and why")
     for n, step in enumerate(result.steps, start=1):
-        path.add_row(str(n), str(step.get("node")), str(step.get("detail")))
+        path.add_row(str(n), plain(step.get("node")), plain(step.get("detail")))
     console.print(path)
     reasons = result.reasons()
     scores = ", ".join(
@@ -46,8 +48,10 @@ def show_result(result: RunResult) -> None:
         for k, v in result.scores.items()
     )
     console.print(
-        f"stop: {result.stop_reason} · iterations: {result.iterations} · scores: {scores} · "
-        f"LLM calls: {result.llm_calls} · {result.latency_ms:.0f} ms",
+        plain(
+            f"stop: {result.stop_reason} · iterations: {result.iterations} · scores: {scores} · "
+            f"LLM calls: {result.llm_calls} · {result.latency_ms:.0f} ms"
+        ),
         highlight=False,
     )
 
@@ -63,8 +67,14 @@ def ask(
         None, "--retriever", help="retriever to start with (any registered name)"
     ),
     max_iterations: int = typer.Option(None, "--max-iterations", help="cap on corrective loops"),
-    corpus: Path = typer.Option(None, "--corpus", help="corpus folder (default: demo base)"),
+    corpus: Path = typer.Option(
+        None, "--corpus", help="corpus folder (default: the one the index was built from)"
+    ),
     index_dir: Path = typer.Option(None, "--index", help="index folder"),
+    demo: bool = typer.Option(False, "--demo", help="answer from the bundled demo base"),
+    force: bool = typer.Option(
+        False, "--force", help="rebuild an index made from another corpus or chunking"
+    ),
     reference: str = typer.Option(None, "--reference", help="judge recall against this answer"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
     timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),
@@ -89,7 +99,8 @@ def ask(
         rest = [r for r in settings.retrievers if r != retriever]
         settings = load_settings(**given, retrievers=[retriever, *rest])
     with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(settings, corpus_dir=corpus)
+        pipeline = build_pipeline(settings, corpus_dir=corpus, demo=demo, force=force)
+    err_console.print(plain(f"answering from: {pipeline.describe_sources()}", "dim"))
     with err_console.status("thinking…"):
         result = pipeline.run(question, reference=reference)
     from ragloop.chat.traces import record_turn

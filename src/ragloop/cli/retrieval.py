@@ -10,13 +10,18 @@ from rich.table import Table
 
 from ragloop.cli import app, console, friendly, progress_bar
 from ragloop.config import load_settings
+from ragloop.safety.console import plain
 
 
 @app.command()
 @friendly
 def index(
-    path: Path = typer.Argument(None, help="corpus folder (default: the bundled demo base)"),
+    path: Path = typer.Argument(None, help="corpus folder: your documents"),
     out: Path = typer.Option(None, "--out", help="index folder (default: RAGLOOP_INDEX_DIR)"),
+    demo: bool = typer.Option(False, "--demo", help="index the bundled demo base instead"),
+    force: bool = typer.Option(
+        False, "--force", help="replace an index built from another corpus or chunking"
+    ),
     embeddings: str = typer.Option(
         None, help="embeddings: minilm (default), wordllama (fast) or openai:<model>"
     ),
@@ -24,12 +29,32 @@ def index(
     """Chunk and index a folder of .md/.txt/.rst/.html files (dense + sparse)."""
     from ragloop.data import KB_DIR
     from ragloop.embeddings import EmbedPlan, VectorCache
+    from ragloop.errors import ConfigError
     from ragloop.providers import get_embeddings
-    from ragloop.retrievers.index import build_index
+    from ragloop.retrievers.index import build_index, check_replace
 
     settings = load_settings(embeddings=embeddings)
-    corpus = path or KB_DIR
+    if demo == (path is not None):
+        raise ConfigError(
+            "give the folder to index: `ragloop index PATH` (your documents), or "
+            "`ragloop index --demo` for the bundled demo base (not both)"
+        )
+    corpus = KB_DIR if demo else path
+    if not corpus.is_dir():
+        raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
     target = out or settings.index_dir
+    if target.resolve() == corpus.resolve() or target.resolve() in corpus.resolve().parents:
+        raise ConfigError(
+            f"--out {target} would hold the corpus {corpus} itself: pick a folder outside it"
+        )
+    replaced = check_replace(  # a user's folder or another corpus's index is never replaced
+        target,
+        corpus,
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        id_prefix="",
+        force=force,
+    )
     started = time.perf_counter()
     emb = get_embeddings(settings.embeddings)
     cache = VectorCache(settings.data_dir / "cache" / "vectors.sqlite")
@@ -53,17 +78,19 @@ def index(
         )
     report = idx.report
     assert report is not None
-    table = Table(title=f"index {target}", show_header=False)
-    table.add_row("corpus", str(corpus))
+    table = Table(title=plain(f"index {target}"), show_header=False)
+    table.add_row("corpus", plain(corpus))
     table.add_row("files", str(report.files))
     table.add_row("chunks", str(len(report.chunks)))
     table.add_row("skipped", str(len(report.skipped)))
     table.add_row("seconds", f"{time.perf_counter() - started:.2f}")
     console.print(table)
+    for what in replaced:
+        console.print(plain(f"  replaced the index built {what}"), highlight=False)
     for rel, why in report.skipped:
-        console.print(f"  skipped {rel}: {why}")
+        console.print(plain(f"  skipped {rel}: {why}"), highlight=False)
     for rel, why in report.repaired:
-        console.print(f"  repaired {rel}: {why}")
+        console.print(plain(f"  repaired {rel}: {why}"), highlight=False)
 
 
 @app.command()
@@ -88,10 +115,12 @@ def retrieve(
     folder = index_dir or settings.index_dir
     idx = load_index(folder, get_embeddings(settings.embeddings), settings.embeddings)
     docs = get_retriever(retriever, idx, k=k).invoke(question)
-    table = Table(title=f"{retriever}: {question}")
+    table = Table(title=plain(f"{retriever}: {question}"))
     for col in ("#", "score", "source", "text"):
         table.add_column(col)
     for rank, doc in enumerate(docs, start=1):
         snippet = " ".join(doc.page_content.split())[:100]
-        table.add_row(str(rank), f"{doc.metadata['score']:.4f}", doc.id or "", snippet)
+        table.add_row(
+            str(rank), f"{doc.metadata['score']:.4f}", plain(doc.id or ""), plain(snippet)
+        )
     console.print(table)
