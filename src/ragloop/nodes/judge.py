@@ -7,8 +7,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps, Draft
+from ragloop.nodes.prompts import Passage
 from ragloop.state import ContextItem, Judgment, State, Step, add_step
 from ragloop.text import split_sentences
 
@@ -49,7 +50,7 @@ def make_judge(deps: Deps) -> Any:
     """Build the judge node (development mode against a reference, else service mode)."""
 
     async def judge(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = runtime.context
+        ctx = context_of(runtime)  # defaults when a caller sent no context
         question = state["question"]
         candidates = state.get("candidates", [])
         kept_before = state.get("contexts", [])
@@ -61,8 +62,8 @@ def make_judge(deps: Deps) -> Any:
             mode, claims = "service", await deps.strategies.claims(question, draft)
         assessment = await deps.strategies.assess(
             question,
-            [c["text"] for c in candidates],
-            [c["text"] for c in kept_before],
+            [Passage(c["text"], c.get("origin", "kb")) for c in candidates],
+            [Passage(c["text"], c.get("origin", "kb")) for c in kept_before],
             claims,
             ctx.relevance_keep,
         )

@@ -55,9 +55,24 @@ ANSWER_SYSTEM = (
 )
 
 
+class Passage(str):
+    """A context's text that remembers where it came from (``kb`` or ``web``) for prompts."""
+
+    origin: str = "kb"
+
+    def __new__(cls, text: str, origin: str = "kb") -> Passage:
+        self = super().__new__(cls, text)
+        self.origin = origin or "kb"
+        return self
+
+
 def render_contexts(texts: list[str], origins: list[str] | None = None) -> str:
-    """Number and delimit contexts so their text can never pass for instructions."""
-    origins = origins or ["kb"] * len(texts)
+    """Number and delimit contexts so their text can never pass for instructions.
+
+    A context's origin comes from ``origins``, else from the text itself when it is a
+    ``Passage`` (a web result is labelled ``origin="web"``), else ``kb``.
+    """
+    origins = origins or [getattr(t, "origin", "kb") for t in texts]
     blocks = []
     for n, (text, origin) in enumerate(zip(texts, origins, strict=True), start=1):
         safe = text.replace("</context", "&lt;/context").replace("<context", "&lt;context")
