@@ -153,7 +153,11 @@ def parse_since(text: str | None) -> str | None:
     rel = re.fullmatch(r"(\d+)\s*([dhm])", text)
     if rel:
         seconds = int(rel[1]) * {"d": 86400, "h": 3600, "m": 60}[rel[2]]
-        return datetime.fromtimestamp(time.time() - seconds, UTC).isoformat(timespec="microseconds")
+        try:
+            when = datetime.fromtimestamp(time.time() - seconds, UTC)
+        except (ValueError, OverflowError, OSError):  # further back than dates go: everything
+            when = datetime.min.replace(tzinfo=UTC)
+        return when.isoformat(timespec="microseconds")
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
