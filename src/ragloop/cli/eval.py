@@ -162,6 +162,10 @@ def eval_command(
     limit: int = typer.Option(None, "--limit", min=1, help="only the first N rows of the file"),
     max_tokens: int = typer.Option(None, "--max-tokens", min=1, help=MAX_TOKENS_HELP),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    threads: Path = typer.Option(
+        None, "--threads", help="score recorded conversations (chat.sqlite) with multi-turn metrics"
+    ),
+    topics: str = typer.Option(None, "--topics", help="with --threads: allowed topics, a,b,c"),
 ) -> None:
     """Score a dataset (or recorded traffic) with metrics; bad rows are reported, never fatal."""
     if traces is not None:
@@ -169,6 +173,10 @@ def eval_command(
 
         report_traces(traces, since=since, metrics=metrics, llm=llm, quiet=quiet)
         return
+    if threads is not None:
+        from ragloop.eval.threads import thread_dataset
+
+        dataset = thread_dataset(threads, topics)  # type: ignore[assignment]
     if dataset is None:
         from ragloop.errors import ConfigError
 
@@ -186,7 +194,9 @@ def eval_command(
                 err_console.print(f"[bold red]error:[/] {note}", highlight=False)
             err_console.print("nothing to measure: every metric named needs an LLM judge")
             raise typer.Exit(NOTHING_MEASURED)
-    source: Any = _stdin_dataset() if str(dataset) == STDIN else dataset
+    source: Any = (
+        _stdin_dataset() if isinstance(dataset, Path) and str(dataset) == STDIN else dataset
+    )
     # the runner retries jobs itself, so the client does not (max_retries=0)
     chat = (
         get_chat_model(llm, env=os.environ, timeout=timeout, max_tokens=_max_tokens(max_tokens))

@@ -82,7 +82,7 @@ class ToolCallF1(MultiTurnMetric):
     """
 
     name = "tool_call_f1"
-    required_columns: ClassVar[tuple[str, ...]] = ("user_input",)
+    required_columns: ClassVar[tuple[str, ...]] = ("user_input", "reference_tool_calls")
 
     @staticmethod
     def _compute_score(pred: list[ToolCall], ref: list[ToolCall]) -> float:
