@@ -124,3 +124,14 @@ def agreement_table() -> list[tuple[str, int, int]]:
 if __name__ == "__main__":
     for name, ok, n in agreement_table():
         print(f"| {name} | {ok}/{n} |")
+
+
+@pytest.mark.parametrize(
+    ("ragas_name", "corrected"),
+    [("bleu_score", "sentence_bleu_score"), ("rouge_score", "rouge_score_unicode")],
+)
+def test_corrected_forms_differ_from_ragas_where_ragas_is_wrong(ragas_name, corrected):
+    # the check can fail: ragloop's corrected metrics disagree with RAGAS on many rows
+    entry = next(e for e in FIXTURE["nonllm"] if e["metric"] == ragas_name and not e["params"])
+    bad = _disagreements({**entry, "metric": corrected}, FIXTURE["rows"])
+    assert len(bad) > 50
