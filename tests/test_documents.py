@@ -214,3 +214,13 @@ def test_fixture_corpus_has_no_raw_markup_in_chunks_or_titles(tmp_path):
             assert pattern not in prose, (chunk.id, pattern, prose)
         title = chunk.metadata["title"]
         assert title and title[0].isalnum() and not title.startswith(".."), title
+
+
+def test_sentences_keep_fenced_code_whole():
+    from ragloop.text import split_sentences
+
+    doc = parse_file(FIXTURES / "guide.md")
+    [chunk] = [c for c in chunk_document(doc, "guide.md") if c.metadata["has_code"]]
+    sentences = split_sentences(chunk.page_content)
+    assert "```\npip install widget\n\nwidget --version\n```" in sentences
+    assert "Install with pip:" in sentences

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 _SENT_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'(\[A-Z0-9А-ЯЁ가-힣])|\n{2,}|\n(?=[-*•]\s)")
+_FENCED = re.compile(r"(^```[^\n]*\n.*?\n```[ \t]*$)", re.MULTILINE | re.DOTALL)
 _TOKEN = re.compile(r"[\w][\w\-./]*[\w]|\w", re.UNICODE)
 
 STOPWORDS = frozenset(
@@ -17,9 +18,19 @@ STOPWORDS = frozenset(
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (also on blank lines and list bullets); drop empty ones."""
-    parts = _SENT_END.split(text.strip()) if text else []
-    return [p.strip(" \n\t-*•") for p in parts if p and p.strip(" \n\t-*•")]
+    """Split text into sentences (also on blank lines and list bullets); drop empty ones.
+
+    A code block fenced with ``` lines (as ragloop.documents writes them) is one sentence,
+    kept whole with its fences, so an answer never quotes half a block.
+    """
+    out: list[str] = []
+    for n, piece in enumerate(_FENCED.split(text.strip()) if text else []):
+        if n % 2:  # the fenced blocks, captured by the split
+            out.append(piece)
+            continue
+        parts = _SENT_END.split(piece.strip())
+        out.extend(p.strip(" \n\t-*•") for p in parts if p and p.strip(" \n\t-*•"))
+    return out
 
 
 def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
