@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 export OPENBLAS_NUM_THREADS ?= 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo demo-experiment test lint format bench clean strip-notebooks
+.PHONY: help demo demo-experiment test test-local-llm lint format bench clean strip-notebooks
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -31,6 +31,10 @@ demo-experiment: $(STAMP) ## compare retriever orders x judge modes offline on t
 
 test: $(STAMP) ## set up .venv and run the whole test suite (offline)
 	$(BIN)/python -m pytest
+
+test-local-llm: $(STAMP) ## opt-in: build/reuse llama-cpp-python[server] (10-35 min once), serve SmolLM2 on 127.0.0.1, run ask/chat/eval on it
+	bash tests/local_llm/build_server.sh
+	RAGLOOP_LOCAL_LLM=1 $(BIN)/python -m pytest tests/local_llm -x
 
 lint: $(STAMP) ## ruff lint + format check, mypy on src/
 	$(BIN)/ruff check src tests bench notebooks

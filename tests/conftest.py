@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ from tests.fakes.embeddings import HashEmbeddings
 from tests.fakes.fixtures import openai_server  # noqa: F401 - a fixture for every test module
 
 FIXTURES = Path(__file__).parent / "fixtures"
+#: the real-model tier (a llama.cpp server, built once in 10-35 min) runs only through
+#: `make test-local-llm`, which sets RAGLOOP_LOCAL_LLM=1; `make test` never collects it
+collect_ignore = [] if os.environ.get("RAGLOOP_LOCAL_LLM") == "1" else ["local_llm"]
 CORPUS = FIXTURES / "corpus"
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
