@@ -96,11 +96,10 @@ def unsupported_files(root: Path) -> list[tuple[str, str]]:
     for p in _walk(Path(root)).files:
         if p.suffix.lower() not in SUFFIXES:
             by_suffix[p.suffix.lower() or "(no suffix)"].append(p.relative_to(root).as_posix())
-    known = " ".join(SUFFIXES)
     return [
         (
             paths[0] + (f" and {len(paths) - 1} more {suffix} file(s)" if len(paths) > 1 else ""),
-            f"unsupported format {suffix} (ragloop reads {known})",
+            f"unsupported format {suffix}",
         )
         for suffix, paths in by_suffix.items()
     ]
