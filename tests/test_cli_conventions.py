@@ -158,3 +158,23 @@ def test_experiment_json_and_knob_flags(tmp_path):
     assert len(data["configurations"]) == 2 and data["chosen"]
     bad = _invoke("experiment", str(spec), "-q", "--max-tokens", "0")
     assert bad.exit_code == 2 and "llm_max_tokens" in bad.output
+
+
+def test_index_and_retrieve_print_json_and_take_registered_retrievers(tmp_path):
+    from ragloop import register_retriever
+    from ragloop.retrievers.registry import unregister_retriever
+    from tests.conftest import CORPUS
+    from tests.test_plugins import NoIdRetriever
+
+    built = _invoke("index", str(CORPUS), "--out", str(tmp_path / "idx"), "--json")
+    assert built.exit_code == 0, built.output
+    assert json.loads(built.stdout)["files"] == 10
+    ranked = _invoke("retrieve", "valve", "--index", str(tmp_path / "idx"), "-k", "2", "--json")
+    assert ranked.exit_code == 0, ranked.output
+    assert [c["rank"] for c in json.loads(ranked.stdout)] == [1, 2]
+    register_retriever("cli-noid", NoIdRetriever())
+    try:
+        mine = _invoke("retrieve", "valve", "--index", str(tmp_path / "idx"), "-r", "cli-noid")
+        assert mine.exit_code == 0 and "valves.md#" in mine.output
+    finally:
+        unregister_retriever("cli-noid")

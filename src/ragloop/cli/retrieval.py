@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def index(
     embeddings: str = typer.Option(
         None, help="embeddings: minilm (default), wordllama (fast) or openai:<model>"
     ),
+    as_json: bool = typer.Option(False, "--json", help="print the index report as JSON"),
 ) -> None:
     """Chunk and index a folder of .md/.txt/.rst/.html files (dense + sparse)."""
     from ragloop.data import KB_DIR
@@ -78,6 +80,19 @@ def index(
         )
     report = idx.report
     assert report is not None
+    if as_json:
+        data = {
+            "index": str(target),
+            "corpus": str(corpus),
+            "files": report.files,
+            "chunks": len(report.chunks),
+            "skipped": [{"file": str(rel), "reason": why} for rel, why in report.skipped],
+            "repaired": [{"file": str(rel), "reason": why} for rel, why in report.repaired],
+            "replaced": list(replaced),
+            "seconds": round(time.perf_counter() - started, 2),
+        }
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
     table = Table(title=plain(f"index {target}"), show_header=False)
     table.add_row("corpus", plain(corpus))
     table.add_row("files", str(report.files))
@@ -97,11 +112,14 @@ def index(
 @friendly
 def retrieve(
     question: str = typer.Argument(..., help="the question to retrieve for"),
-    retriever: str = typer.Option("hybrid", "--retriever", "-r", help="dense, sparse or hybrid"),
+    retriever: str = typer.Option(
+        "hybrid", "--retriever", "-r", help="dense, sparse, hybrid or a registered name"
+    ),
     k: int = typer.Option(5, "-k", help="how many chunks"),
     index_dir: Path = typer.Option(
         None, "--index", help="index folder (default: RAGLOOP_INDEX_DIR)"
     ),
+    as_json: bool = typer.Option(False, "--json", help="print the chunks as JSON"),
 ) -> None:
     """Print the ranked chunks a retriever returns, with score and source."""
     from ragloop.errors import ConfigError
@@ -115,6 +133,14 @@ def retrieve(
     folder = index_dir or settings.index_dir
     idx = load_index(folder, get_embeddings(settings.embeddings), settings.embeddings)
     docs = get_retriever(retriever, idx, k=k).invoke(question)
+    if as_json:
+        chunks = [
+            {"rank": n, "id": d.id, "score": d.metadata.get("score"), "text": d.page_content}
+            | {"source": d.metadata.get("source"), "title": d.metadata.get("title")}
+            for n, d in enumerate(docs, start=1)
+        ]
+        typer.echo(json.dumps(chunks, ensure_ascii=False, indent=2, default=str))
+        return
     table = Table(title=plain(f"{retriever}: {question}"))
     for col in ("#", "score", "source", "text"):
         table.add_column(col)
