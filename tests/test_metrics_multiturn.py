@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ragloop.chat.traces import Trace, TraceStore
@@ -195,3 +197,96 @@ def test_ragloop_eval_threads_scores_recorded_conversations(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["metrics"]["offline_topic_adherence"]["measured"] == 2
+
+
+def test_checkpointer_alone_gives_questions_and_answers(tmp_path):
+    import sqlite3
+    from typing import TypedDict
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    class State(TypedDict, total=False):
+        question: str
+        messages: list
+        answer: str
+
+    conn = sqlite3.connect(tmp_path / "chat.sqlite", check_same_thread=False)
+    graph = StateGraph(State)
+    graph.add_node("answer", lambda s: {"answer": "It is Paris."})
+    graph.add_edge(START, "answer")
+    graph.add_edge("answer", END)
+    messages = [
+        {"role": "user", "content": "hi", "standalone": "hi"},
+        {"role": "assistant", "content": "Hello."},
+        {"role": "user", "content": "capital?", "standalone": "capital of France?"},
+    ]
+    state = {"messages": messages, "question": "capital of France?"}
+    graph.compile(checkpointer=SqliteSaver(conn)).invoke(
+        state, {"configurable": {"thread_id": "t9"}}
+    )
+    conn.close()
+    (sample,) = load_threads(tmp_path / "chat.sqlite")
+    assert sample.thread_id == "t9"
+    assert [(m.type, m.content) for m in sample.user_input] == [
+        ("human", "hi"),
+        ("ai", "Hello."),
+        ("human", "capital?"),
+        ("ai", "It is Paris."),
+    ]
+
+
+def test_topic_adherence_without_llm_runs_as_its_offline_variant(tmp_path):
+    from ragloop.eval.runner import evaluate
+
+    result = evaluate(
+        [conversation(reference_topics=["capital of France"])],
+        ["topic_adherence"],
+        embeddings=HashEmbeddings(),
+        cache=False,
+    )
+    assert "offline_topic_adherence" in result.metrics
+    assert any("offline_topic_adherence" in note for note in result.notes)
+    assert 0.0 <= result["offline_topic_adherence"][0] <= 1.0
+
+
+MESSAGES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["human", "ai"]),
+            "content": st.sampled_from(["", "Paris.", "I don't know.", "a question?"]),
+            "tool_calls": st.one_of(
+                st.none(),
+                st.lists(
+                    st.fixed_dictionaries(
+                        {
+                            "name": st.sampled_from(["retrieve", "web_search"]),
+                            "args": st.dictionaries(
+                                st.sampled_from(["q", "k"]), st.sampled_from(["a", 1]), max_size=2
+                            ),
+                        }
+                    ),
+                    max_size=3,
+                ),
+            ),
+        }
+    ),
+    max_size=6,
+)
+CALLS = st.lists(
+    st.fixed_dictionaries(
+        {"name": st.sampled_from(["retrieve", "web_search"]), "args": st.just({"q": "a"})}
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(messages=MESSAGES, refs=CALLS, strict=st.booleans())
+def test_tool_call_metrics_stay_in_range(messages, refs, strict):
+    sample = {"user_input": messages, "reference_tool_calls": refs}
+    for metric in (
+        get_metric("tool_call_accuracy", strict_order=strict),
+        get_metric("tool_call_f1"),
+    ):
+        assert 0.0 <= metric.score(sample).value <= 1.0

@@ -24,6 +24,7 @@ OFFLINE_VARIANTS = {
     "nv_context_relevance": "offline_context_relevance",
     "context_relevance": "offline_context_relevance",
     "context_recall": "offline_context_recall",
+    "topic_adherence": "offline_topic_adherence",
 }
 #: RAGAS aliases accepted by name when an LLM is given
 ALIASES = {"context_relevance": "nv_context_relevance"}

@@ -78,21 +78,19 @@ def _from_traces(path: Path) -> list[MultiTurnSample]:
 def _from_checkpoints(path: Path) -> list[MultiTurnSample]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    latest: dict[str, list[dict[str, Any]]] = {}
+    from ragloop.chat.session import history_from_state
+
+    latest: dict[str, dict[str, Any]] = {}
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False) as conn:
         for item in SqliteSaver(conn).list(None):
             thread = str(item.config["configurable"].get("thread_id", ""))
-            if thread in latest:  # newest checkpoint first
-                continue
-            values = item.checkpoint.get("channel_values", {})
-            latest[thread] = [m for m in values.get("messages") or [] if isinstance(m, dict)]
+            latest.setdefault(thread, dict(item.checkpoint.get("channel_values", {})))  # newest
     samples = []
-    for thread, msgs in latest.items():
-        messages = [
-            Message(type="human" if m.get("role") == "user" else "ai", content=str(m["content"]))
-            for m in msgs
-            if m.get("role") in ("user", "assistant") and m.get("content") is not None
-        ]
+    for thread, values in latest.items():
+        messages: list[Message] = []
+        for turn in history_from_state(values, finished=bool(values.get("answer"))):
+            messages.append(Message(type="human", content=turn.original or turn.question))
+            messages.append(Message(type="ai", content=turn.answer))
         if messages:
             samples.append(MultiTurnSample(user_input=messages, thread_id=thread))  # type: ignore[call-arg]
     return samples
