@@ -77,7 +77,7 @@ async def arun_experiment(
     check_replaceable(Path(out if out is not None else spec.out), "output")  # before any work
     env = {} if env is None else env
     emb = embeddings or get_embeddings(spec.embeddings, env=env)
-    knobs = {
+    knobs: dict[str, Any] = {
         "timeout": spec.settings.llm_timeout,
         "max_tokens": spec.settings.llm_max_tokens,
         "max_retries": spec.settings.llm_max_retries,
