@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import select
@@ -181,3 +182,81 @@ def test_the_check_sees_errors_and_broken_images(chromium, tmp_path):
     assert any("undefinedFunction" in e for e in errors)
     assert any("ERR_FILE_NOT_FOUND" in e for e in errors)
     assert {i["id"]: i["width"] for i in images} == {"bad": 0, "gone": 0}
+
+
+VIEW = """(() => {
+  const h2 = [...document.querySelectorAll("h2")].map(h => h.textContent);
+  const verdictTable = document.querySelector("#verdict table");
+  const firstHead = verdictTable.querySelector("th").textContent;
+  const verdicts = [...verdictTable.querySelectorAll("tbody tr")].map(r => r.cells[0].textContent);
+  const cell = verdictTable.querySelector("tbody tr td");
+  const questions = [...document.querySelectorAll("#questions details.question")];
+  const q = questions[0];
+  q.open = true;
+  const rows = [...q.querySelectorAll("tbody tr")].map(r => ({
+    config: r.cells[0].querySelector("b").textContent,
+    answer: r.cells[1].textContent,
+    contexts: r.cells[2].querySelectorAll("li").length,
+    scores: [...r.querySelectorAll("td.num")].map(td => td.textContent),
+    visible: r.getBoundingClientRect().height > 0,
+  }));
+  return JSON.stringify({h2, firstHead, verdicts, verdictRight: cell.getBoundingClientRect().right,
+    width: window.innerWidth, questions: questions.length,
+    summary: q.querySelector("summary").textContent, rows});
+})()"""
+
+
+def page_facts(path: Path, profile: Path, expression: str) -> Any:
+    """Load ``path`` in a 1280-pixel-wide window and return ``expression``'s JSON value."""
+    browser = Browser(profile)
+    try:
+        target = browser.call("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        browser.call("Page.enable", session)
+        browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            session,
+            width=1280,
+            height=900,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        browser.call("Page.navigate", session, url=path.resolve().as_uri())
+        browser.wait_for("Page.loadEventFired")
+        value = browser.call("Runtime.evaluate", session, expression=expression, returnByValue=True)
+        return json.loads(value["result"]["value"])
+    finally:
+        browser.close()
+
+
+def test_verdict_comes_first_and_each_question_compares_every_configuration(
+    chromium, report, tmp_path
+):
+    facts = page_facts(report, tmp_path / "profile", VIEW)
+    assert facts["h2"][0] == "Verdict"
+    assert facts["firstHead"] == "verdict"
+    assert facts["verdictRight"] < facts["width"]  # on screen, not scrolled off to the right
+    rows = [json.loads(line) for line in (report.parent / "rows.jsonl").read_text().splitlines()]
+    configs = sorted({r["config"] for r in rows})
+    with (report.parent / "results.csv").open(encoding="utf-8") as fh:
+        records = list(csv.DictReader(fh))
+    expected = [
+        "chosen" if r["chosen"] == "yes" else "ok" if r["feasible"] == "yes" else "fails"
+        for r in records
+    ]
+    assert facts["verdicts"] == expected and "chosen" in expected
+    assert facts["questions"] == len({r["index"] for r in rows})
+    first = [r for r in rows if r["index"] == 0]
+    assert first[0]["user_input"] in facts["summary"]
+    assert [r["config"] for r in facts["rows"]] == configs
+    by_config = {r["config"]: r for r in first}
+    metrics = list(first[0]["metrics"])
+    for shown in facts["rows"]:
+        row = by_config[shown["config"]]
+        assert shown["visible"]
+        assert shown["answer"] == row["response"]
+        assert shown["contexts"] == len(row["retrieved_contexts"])
+        expected = [
+            "–" if row["metrics"][m] is None else f"{row['metrics'][m]:.3f}" for m in metrics
+        ]
+        assert shown["scores"] == expected
