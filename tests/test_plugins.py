@@ -265,3 +265,18 @@ def app_():
     from ragloop.cli import app
 
     return app
+
+
+def test_experiment_spec_takes_registered_retrievers(registered, tmp_path):
+    from ragloop.experiments.spec import load_spec
+    from tests.test_cli_conventions import _two_config_spec
+
+    register_retriever(registered(RETRIEVERS, "memstore"), _store())
+    path = _two_config_spec(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('["dense", "sparse"]', '["memstore", "dense"]'), "utf-8")
+    spec = load_spec(path)
+    assert [c.settings.retrievers for c in spec.configurations] == [["memstore"], ["dense"]]
+    path.write_text(text.replace('["dense", "sparse"]', '["colbert"]'), "utf-8")
+    with pytest.raises(ConfigError, match="known retrievers: dense, hybrid, memstore, sparse"):
+        load_spec(path)
