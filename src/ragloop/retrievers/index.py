@@ -24,7 +24,8 @@ from ragloop.retrievers.sparse import build_bm25, load_bm25, save_bm25
 from ragloop.safety import atomic_write_text, folder_lock, replace_folder
 from ragloop.safety.owned import check_replaceable, new_build_folder
 
-FORMAT_VERSION = 3  # 2: Markdown split at headings; 3: dense vectors carry the title
+FORMAT_VERSION = 4  # 2: Markdown split at headings; 3: dense vectors carry the title;
+# 4: chunks come from ragloop.documents (parsed sections with heading paths, fenced code)
 Progress = Callable[[int, int], None]
 
 
