@@ -7,6 +7,7 @@ at any point leaves at most a stray ``.<name>.*.tmp`` beside the target.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import tempfile
 from collections.abc import Iterator
@@ -28,6 +29,21 @@ def fsync_dir(folder: str | Path) -> None:
         os.close(fd)
 
 
+def _sweep_dead(target: Path) -> None:
+    """Remove temp files of ``target`` left by writers that were killed (their pid is gone)."""
+    for tmp in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+        pid = tmp.name[len(target.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        except OSError:
+            continue
+
+
 @contextlib.contextmanager
 def atomic_writer(
     path: str | Path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
@@ -38,7 +54,9 @@ def atomic_writer(
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    _sweep_dead(target)
+    prefix = f".{target.name}.{os.getpid()}."  # the pid tells a killed writer's temp apart
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
     binary = "b" in mode
     try:
         with os.fdopen(

@@ -102,7 +102,18 @@ def new_build_folder(target: str | Path) -> Path:
     """A unique, empty sibling of ``target`` to build into (so writers never share a folder)."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.build-"))
+    prefix = f".{target.name}.build-{os.getpid()}-"  # the pid tells a killed build apart
+    return Path(tempfile.mkdtemp(dir=target.parent, prefix=prefix))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _sweep(target: Path) -> None:
@@ -111,8 +122,10 @@ def _sweep(target: Path) -> None:
     for old in target.parent.glob(f".{target.name}.old-*"):
         shutil.rmtree(old, ignore_errors=True)
     for build in target.parent.glob(f".{target.name}.build-*"):
-        with contextlib.suppress(OSError):
-            if now - build.stat().st_mtime > STALE_BUILD_S:
+        pid = build.name.rsplit(".build-", 1)[1].split("-", 1)[0]
+        with contextlib.suppress(OSError, ValueError):
+            dead = pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid))
+            if dead or now - build.stat().st_mtime > STALE_BUILD_S:
                 shutil.rmtree(build, ignore_errors=True)
 
 
