@@ -290,3 +290,21 @@ def test_tool_call_metrics_stay_in_range(messages, refs, strict):
         get_metric("tool_call_f1"),
     ):
         assert 0.0 <= metric.score(sample).value <= 1.0
+
+
+def test_ragloop_eval_threads_without_references_or_judge_says_what_to_give(tmp_path):
+    _store(tmp_path)
+    result = CliRunner().invoke(
+        app, ["eval", "--threads", str(tmp_path / "traces.sqlite"), "--no-cache", "--quiet"]
+    )
+    assert result.exit_code != 0 and "--topics" in result.output
+
+
+def test_ragloop_eval_threads_picks_offline_topic_adherence_given_topics(tmp_path):
+    _store(tmp_path)
+    out = tmp_path / "out"
+    args = ["eval", "--threads", str(tmp_path / "traces.sqlite"), "--topics", "geography"]
+    result = CliRunner().invoke(app, [*args, "--no-cache", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert list(summary["metrics"]) == ["offline_topic_adherence"]

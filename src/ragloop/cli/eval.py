@@ -174,9 +174,10 @@ def eval_command(
         report_traces(traces, since=since, metrics=metrics, llm=llm, quiet=quiet)
         return
     if threads is not None:
-        from ragloop.eval.threads import thread_dataset
+        from ragloop.eval.threads import default_thread_metrics, thread_dataset
 
         dataset = thread_dataset(threads, topics)  # type: ignore[assignment]
+        metrics = metrics or ",".join(default_thread_metrics(llm is not None, topics))
     if dataset is None:
         from ragloop.errors import ConfigError
 

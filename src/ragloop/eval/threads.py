@@ -125,3 +125,23 @@ def thread_dataset(path: str | Path, topics: str | None = None) -> Any:
     if not samples:
         raise DatasetError(f"{path} holds no recorded conversation yet: chat first")
     return EvaluationDataset.from_list(samples)
+
+
+def default_thread_metrics(has_llm: bool, topics: str | None) -> list[str]:
+    """What ``ragloop eval --threads`` scores when no ``--metrics`` is given.
+
+    Recorded threads have no reference answer or reference tool calls, so: with a judge,
+    goal accuracy (against the inferred goal) and the rubric grade, plus topic adherence
+    when ``--topics`` names the allowed topics; without one, the offline topic adherence.
+    """
+    with_topics = bool(topics and topics.strip())
+    if has_llm:
+        return ["agent_goal_accuracy", "domain_specific_rubrics"] + (
+            ["topic_adherence"] if with_topics else []
+        )
+    if with_topics:
+        return ["offline_topic_adherence"]
+    raise DatasetError(
+        "recorded threads have no references: give --topics a,b (offline topic adherence) "
+        "or --llm SPEC (goal accuracy, rubric grade), or name --metrics"
+    )
