@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ragloop.documents import DocumentError, chunk_document, parse_file, parse_text
+from ragloop.documents import Block, DocumentError, chunk_document, parse_file, parse_text
 from ragloop.retrievers.corpus import load_corpus
 
 FIXTURES = Path(__file__).parent / "fixtures" / "documents"
@@ -205,7 +205,7 @@ def test_fixture_corpus_has_no_raw_markup_in_chunks_or_titles(tmp_path):
         shutil.copy(item, tmp_path / item.name)
     make_pdf(tmp_path / "handbook.pdf")
     report = load_corpus(tmp_path, chunk_size=300, chunk_overlap=30)
-    assert report.files == 5 and not report.skipped
+    assert report.files == 6 and not report.skipped
     for chunk in report.chunks:
         prose = "\n".join(
             part for n, part in enumerate(chunk.page_content.split("```")) if n % 2 == 0
@@ -224,3 +224,21 @@ def test_sentences_keep_fenced_code_whole():
     sentences = split_sentences(chunk.page_content)
     assert "```\npip install widget\n\nwidget --version\n```" in sentences
     assert "Install with pip:" in sentences
+
+
+def test_sphinx_html_objects_become_sections():
+    doc = parse_file(FIXTURES / "sphinx-json.html")
+    assert doc.title == JSON
+    got = {s.heading_path: s for s in doc.sections}
+    assert list(got) == [(JSON,), (JSON, "Basic Usage", "json.dumps"), (JSON, "Basic Usage")]
+    assert (
+        got[(JSON,)].text
+        == "Source code: Lib/json/__init__.py\n\nWarning: Be cautious with untrusted data."
+    )
+    dumps = got[(JSON, "Basic Usage", "json.dumps")]
+    assert dumps.blocks[0] == Block("code", "json.dumps(obj, *, indent=None)")
+    assert "Serialize obj to a JSON formatted str." in dumps.text
+    assert "JSON | Python\nobject | dict" in dumps.text
+    assert got[(JSON, "Basic Usage")].text == "Text after the function."
+    for noise in ("¶", "Sidebar", "Copyright", "»"):
+        assert noise not in doc.text

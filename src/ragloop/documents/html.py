@@ -30,6 +30,7 @@ _MAIN = (
     "//div[@id='content']",
 )
 _ADMONITIONS = {"note", "tip", "warning", "caution", "important", "admonition", "seealso"}
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _BLOCKS = words(
     "p div li ul ol dl dt dd table tr thead tbody tfoot blockquote section article main "
@@ -71,35 +72,29 @@ class _Walker:
             self.buffer.append(el.tail or "")
             return
         tag = el.tag.lower()
+        classes = set((el.get("class") or "").split())
         if tag in _HEADINGS:
             self.flush()
             anchor = el.get("id")
             parent = el.getparent()
             while not anchor and parent is not None and parent.tag in ("div", "section"):
                 anchor, parent = parent.get("id"), parent.getparent()
-            self.out.heading(_HEADINGS[tag], el.text_content(), anchor)
+            self.out.heading(_HEADINGS[tag], visible_text(el), anchor)
         elif tag == "pre":
             self.flush()
             self.out.code(el.text_content())
-        elif tag == "tr" and not el.xpath("./*/*[self::p or self::div or self::pre or self::ul]"):
+        elif tag == "tr" and not _complex_row(el):
             self.flush()
-            cells = [clean_text(c.text_content()) for c in el if c.tag in ("td", "th")]
+            cells = [clean_text(visible_text(c)) for c in el if c.tag in ("td", "th")]
             self.out.text(" | ".join(c for c in cells if c), row=True)
-        elif tag == "div" and set((el.get("class") or "").split()) & _ADMONITIONS:
-            self.flush()
-            label = next(iter(el.iter(*_HEADINGS)), None)
-            if label is not None:
-                self.prefix = clean_text(label.text_content()) + ": "
-                label.drop_tree()
-            for child in el:
-                self.walk(child)
-            self.flush()
+        elif tag == "div" and classes & _ADMONITIONS:
+            self._admonition(el)
+        elif tag == "dl" and _described_object(el):
+            self._description(el)
         elif tag in _BLOCKS:
             self.flush()
             if tag == "li":
                 self.prefix = "- "
-            if tag == "dt":
-                self.prefix = ""
             self.buffer.append(el.text or "")
             for child in el:
                 self.walk(child)
@@ -109,6 +104,60 @@ class _Walker:
             for child in el:
                 self.walk(child)
         self.buffer.append(el.tail or "")
+
+    def _admonition(self, el: etree._Element) -> None:
+        """DocBook ``div.note > h3`` or Sphinx ``p.admonition-title``: a "Note: " lead-in."""
+        self.flush()
+        label = el.find(".//*[@class='admonition-title']")
+        if label is None:
+            label = next(iter(el.iter(*_HEADINGS)), None)
+        if label is not None:
+            self.prefix = clean_text(visible_text(label)).rstrip(":") + ": "
+            label.drop_tree()
+        for child in el:
+            self.walk(child)
+        self.flush()
+
+    def _description(self, el: etree._Element) -> None:
+        """Sphinx ``dl.py.function``: a subsection named by the object, its signature as code."""
+        self.flush()
+        level = (self.out.stack[-1][0] if self.out.stack else 1) + 1
+        for child in el:
+            if child.tag == "dt" and child.get("id"):
+                anchor, signature = child.get("id"), clean_text(visible_text(child))
+                name = anchor if _NAME.match(anchor) else signature  # "cmdoption-x-y": its text
+                self.out.heading(level, name, anchor)
+                self.out.code(signature)
+            elif isinstance(child.tag, str):
+                for sub in child:
+                    self.walk(sub)
+                self.buffer.append(child.text or "")
+                self.flush()
+        self.out.pop_to(level - 1)
+
+
+def visible_text(el: etree._Element) -> str:
+    """The text of an element without navigation inside it (Sphinx's ¶ permalinks)."""
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str) and not _is_navigation(child):
+            parts.append(visible_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _complex_row(tr: etree._Element) -> bool:
+    """A row whose cells hold several paragraphs or code: read cell by cell, not as a line."""
+    for cell in tr:
+        blocks = [c for c in cell if isinstance(c.tag, str) and c.tag in _BLOCKS | {"pre"}]
+        if len(blocks) > 1 or any(c.tag in ("pre", "ul", "ol", "table", "dl") for c in blocks):
+            return True
+    return False
+
+
+def _described_object(dl: etree._Element) -> bool:
+    first = next((c for c in dl if isinstance(c.tag, str)), None)
+    return first is not None and first.tag == "dt" and "sig" in (first.get("class") or "").split()
 
 
 def _document(text: str) -> etree._Element:
@@ -127,7 +176,7 @@ def parse_html(text: str, path: Path) -> ParsedDocument:
     page_title = clean_text(doc.findtext(".//title") or "")
     root = _root(doc)
     first = next((h for h in root.iter(*_HEADINGS) if not _is_navigation(h)), None)
-    heading = clean_text(first.text_content()) if first is not None else ""
+    heading = clean_text(visible_text(first)) if first is not None else ""
     title = heading or page_title or path.stem
     walker = _Walker(title)
     walker.buffer.append(root.text or "")
