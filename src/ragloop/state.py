@@ -23,6 +23,7 @@ class ContextItem(TypedDict, total=False):
     origin: str  # "kb" or "web" (web text is untrusted data)
     score: float
     grade: int
+    evidence: float  # the judge's evidence (0..1), one scale whatever retriever found it
 
 
 class Step(TypedDict, total=False):
@@ -54,6 +55,7 @@ class Judgment(TypedDict, total=False):
     mode: str  # "development" (against reference) or "service" (aspects + draft claims)
     second_response: float | None
     reason: str
+    signals: dict[str, float]  # what the latest retrieval showed (names/terms/meaning found)
 
 
 class State(TypedDict, total=False):

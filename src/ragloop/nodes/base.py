@@ -30,6 +30,12 @@ class Assessment:
 
     grades: list[int]
     supported: list[bool]
+    #: graded service-mode recall (best evidence in hand), when the judge measures one
+    recall: float | None = None
+    #: one number per candidate on one scale (ranks kept contexts), when the judge has one
+    evidence: list[float] | None = None
+    #: what the retrieval showed, for the policy: names/terms/meaning matched (0..1 each)
+    signals: dict[str, float] = field(default_factory=dict)
     #: why these grades came from a fallback judge (an unusable LLM reply), None when not
     fallback: str | None = None
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from ragloop.errors import LLMError
@@ -100,6 +100,19 @@ class RetryingChatModel(BaseChatModel):
         return RetryPolicy(max_retries=self.max_retries, base_delay=0.5, max_delay=8.0)
 
     def _done(self, result: ChatResult, sent: int) -> ChatResult:
+        """The reply with any secret it echoes redacted, and how many requests it took."""
+        from langchain_core.messages import message_to_dict, messages_from_dict
+
+        from ragloop.redact import redact_value
+
+        secrets = _secrets(self.inner)
+        result.generations = [
+            ChatGeneration(
+                message=messages_from_dict([redact_value(message_to_dict(g.message), secrets)])[0],
+                generation_info=g.generation_info,
+            )
+            for g in result.generations
+        ]
         result.llm_output = {**(result.llm_output or {}), "ragloop_requests": sent}
         return result
 
