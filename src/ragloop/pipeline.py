@@ -131,13 +131,15 @@ def build_pipeline(
     ``demo`` answers from the bundled demo base; ``force`` lets an index of another corpus or
     chunking be replaced. LLM faults are retried with the runner's policy (``LLMError`` last).
     """
-    from ragloop.data import ANSWER_CACHE_PATH, WEB_DIR
-    from ragloop.nodes.answer_cache import AnswerCache
+    from ragloop.data import WEB_DIR
+    from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
+    from ragloop.nodes.memo import index_vectors
     from ragloop.nodes.offline import OfflineStrategies
+    from ragloop.nodes.offline_judge import calibration_for
     from ragloop.providers import describe_model, get_embeddings
     from ragloop.retrievers.index import open_index
     from ragloop.retrievers.registry import LazyRetrievers, get_retriever
-    from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env
+    from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env, web_corpus_folder
     from ragloop.safety.llm_faults import with_llm_retries
     from ragloop.sources import choose_corpus, describe
 
@@ -170,9 +172,12 @@ def build_pipeline(
             raise ConfigError(
                 "web=tavily needs TAVILY_API_KEY; export it or set RAGLOOP_WEB=corpus"
             )
+    demo_corpus = is_demo_index(index)  # demo artefacts (web corpus, answer cache) serve it only
     if web is None and settings.web in ("auto", "corpus"):
-        web_dir = Path(web_corpus_dir or settings.web_corpus_dir or WEB_DIR)
-        if web_dir.is_dir():
+        web_dir = web_corpus_folder(
+            settings.web, web_corpus_dir or settings.web_corpus_dir, demo_corpus, WEB_DIR
+        )
+        if web_dir is not None:
             web_index = open_index(
                 web_dir,
                 Path(settings.index_dir).with_name(Path(settings.index_dir).name + "-web"),
@@ -185,8 +190,13 @@ def build_pipeline(
             )
             web = CorpusWebSearch(get_retriever("hybrid", web_index, k=settings.k))
             web.folder = web_dir  # type: ignore[attr-defined]
-    cache = AnswerCache.from_jsonl(ANSWER_CACHE_PATH, emb)
-    offline = OfflineStrategies(emb, cache)
+    cache = demo_cache_for(index, emb)
+    offline = OfflineStrategies(
+        emb,
+        cache,
+        calibration=calibration_for(settings.embeddings),
+        known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
+    )
     if model is None:
         strategies: Any = offline
     else:
@@ -197,4 +207,7 @@ def build_pipeline(
     ctx = Context.from_settings(settings, **context)
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
     pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
+    pipe.sources["answer cache"] = (
+        f"demo answer cache ({len(cache.questions)} answers)" if cache else "off"
+    )
     return pipe

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -63,3 +65,28 @@ class AnswerCache:
         if sims[best] < self.threshold:
             return None
         return self.questions[best], self.answers[best], float(sims[best])
+
+
+def is_demo_index(index: Any) -> bool:
+    """True when the index was built from the bundled demo base (same corpus fingerprint).
+
+    The fingerprint hashes every file, so a copy of the demo folder counts and an edited or
+    different corpus does not.
+    """
+    from ragloop.data import KB_DIR
+    from ragloop.retrievers.corpus import fingerprint
+
+    built = (getattr(index, "manifest", None) or {}).get("corpus_fingerprint")
+    return bool(built) and built == _demo_fingerprint(KB_DIR, fingerprint)
+
+
+@functools.cache
+def _demo_fingerprint(folder: Path, digest: Any) -> str:
+    return str(digest(folder))
+
+
+def demo_cache_for(index: Any, embeddings: Embeddings) -> AnswerCache | None:
+    """The bundled answer cache, for the demo base only (its answers are demo trivia)."""
+    from ragloop.data import ANSWER_CACHE_PATH
+
+    return AnswerCache.from_jsonl(ANSWER_CACHE_PATH, embeddings) if is_demo_index(index) else None

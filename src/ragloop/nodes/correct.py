@@ -1,4 +1,9 @@
-"""correct: pick rewrite, swap or web from the verdict; never repeat a (source, query) pair."""
+"""correct: pick rewrite, swap or web from what the judge saw; never repeat a (source, query) pair.
+
+The judge's signals say why the evidence fell short: a name no chunk shows (lexical miss ->
+BM25, then other words), words the chunks do not use (vocabulary gap -> dense), or words
+found but weak evidence (-> the ranking not yet run, and fusion once both disagree).
+"""
 
 from __future__ import annotations
 
@@ -15,11 +20,49 @@ BY_VERDICT = {
     "irrelevant": ("swap", "rewrite", "web"),
     "incomplete": ("web", "swap", "rewrite"),
 }
+#: a sentence covering less than this share of the question's words is a vocabulary gap
+TERMS_GAP = 0.5
+#: a name matched less surely than this was not found (0.4 = only a bare last part)
+NAME_FOUND = 0.5
 
 
-def action_order(verdict: str, order: tuple[str, ...]) -> list[str]:
-    """The configured order when one is set, else the order that suits the verdict."""
-    return list(order) if order else list(BY_VERDICT.get(verdict, BY_VERDICT["irrelevant"]))
+def diagnose(signals: dict[str, float]) -> str:
+    """What the judge saw, in one word: "lexical-miss", "vocabulary-gap", "weak" or ""."""
+    if not signals:
+        return ""
+    if signals.get("names", 0) > 0 and signals.get("name_found", 0.0) < NAME_FOUND:
+        return "lexical-miss"  # the question names something no chunk names
+    if signals.get("terms_found", 0.0) < TERMS_GAP:
+        return "vocabulary-gap"  # the chunks speak of it in other words (or not at all)
+    return "weak"  # words found, evidence still short: another ranking may hold it
+
+
+def preferred(diagnosis: str, ran: set[str]) -> list[str]:
+    """Retrievers in the order the diagnosis suggests (``ran``: those already run)."""
+    if diagnosis == "lexical-miss":
+        return ["sparse", "hybrid", "dense"]
+    if diagnosis == "vocabulary-gap":
+        return ["dense", "hybrid", "sparse"]
+    if {"dense", "sparse"} <= ran:
+        return ["hybrid", "dense", "sparse"]  # two rankings disagree: fuse them
+    return ["dense", "sparse", "hybrid"] if "sparse" in ran else ["sparse", "dense", "hybrid"]
+
+
+def action_order(
+    verdict: str, order: tuple[str, ...], diagnosis: str = "", sparse_tried: bool = False
+) -> list[str]:
+    """The configured order when one is set, else the order that suits what the judge saw.
+
+    A name that no chunk shows, after BM25 already looked for it, calls for other words
+    before another ranking of the same words.
+    """
+    if order:
+        return list(order)
+    base = list(BY_VERDICT.get(verdict, BY_VERDICT["irrelevant"]))
+    if diagnosis == "lexical-miss" and sparse_tried:
+        base.remove("rewrite")
+        base.insert(base.index("swap"), "rewrite")
+    return base
 
 
 def _last_kb(state: State, names: list[str]) -> str:
@@ -43,16 +86,24 @@ def make_correct(deps: Deps) -> Any:
         actions = list(state.get("actions", []))
         taken = [a["action"] for a in actions if a["action"] in ("rewrite", "swap", "web")]
         last = taken[-1] if taken else ""
-        for action in action_order(verdict, ctx.correct_order):
+        diagnosis = diagnose(state["judgment"].get("signals") or {})
+        ran = {s for s, _ in tried}
+        seen_as = f"{verdict}, {diagnosis}" if diagnosis else verdict
+        plan = action_order(verdict, ctx.correct_order, diagnosis, ("sparse", query) in tried)
+        for action in plan:
             choice, why = None, ""
             if action == "swap":
-                start = names.index(base) if base in names else -1
-                ring = names[start + 1 :] + names[: start + 1]
+                if diagnosis:
+                    ring = [n for n in preferred(diagnosis, ran) if n in names]
+                    ring += [n for n in names if n not in ring]
+                else:  # no signals (an LLM or scripted judge): the configured ring
+                    start = names.index(base) if base in names else -1
+                    ring = names[start + 1 :] + names[: start + 1]
                 free = [n for n in ring if (n, query) not in tried]
                 if free:
                     choice, why = (
                         (free[0], query),
-                        f"{verdict}: try retriever {free[0]} instead of {base}",
+                        f"{seen_as}: try retriever {free[0]} instead of {base}",
                     )
                 else:
                     why = "every retriever was already tried with this query"
@@ -64,8 +115,10 @@ def make_correct(deps: Deps) -> Any:
                     state["question"], query, seen, ctx.prompts.get("rewrite")
                 )
                 new = new.strip()
-                if new and (base, new) not in tried:
-                    choice, why = (base, new), f"{verdict}: rewrite the query for {base}"
+                # new words suit a ranking that reads both words and meaning
+                target = "hybrid" if diagnosis and "hybrid" in names else base
+                if new and (target, new) not in tried:
+                    choice, why = (target, new), f"{seen_as}: rewrite the query for {target}"
                 else:
                     why = "the rewrite gave no new query"
             elif action == "web":

@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps, Draft
 from ragloop.nodes.prompts import Passage
+from ragloop.retrievers.dense import embedding_text
 from ragloop.state import ContextItem, Judgment, State, Step, add_step
 from ragloop.text import split_sentences
 
@@ -23,6 +25,16 @@ def merge(kept: list[ContextItem], new: list[ContextItem]) -> list[ContextItem]:
             seen.add(item["id"])
             out.append(item)
     return out
+
+
+def judged_text(item: ContextItem) -> str:
+    """What the judge reads: the heading path, a newline, the clean text (as dense embeds it)."""
+    meta = {"title": str(item.get("title") or "")}
+    return embedding_text(Document(page_content=item["text"], metadata=meta))
+
+
+def _without(item: ContextItem, key: str) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k != key}
 
 
 def _with_fallback(steps: list[Step], assessment: Any, state: State) -> list[Step]:
@@ -62,20 +74,25 @@ def make_judge(deps: Deps) -> Any:
             mode, claims = "service", await deps.strategies.claims(question, draft)
         assessment = await deps.strategies.assess(
             question,
-            [Passage(c["text"], c.get("origin", "kb")) for c in candidates],
-            [Passage(c["text"], c.get("origin", "kb")) for c in kept_before],
+            [Passage(judged_text(c), c.get("origin", "kb")) for c in candidates],
+            [Passage(judged_text(c), c.get("origin", "kb")) for c in kept_before],
             claims,
             ctx.relevance_keep,
         )
+        evidence = assessment.evidence or [None] * len(candidates)
         graded = [
-            ContextItem(**c, grade=int(g))
-            for c, g in zip(candidates, assessment.grades, strict=True)
+            ContextItem(**_without(c, "evidence"), grade=int(g))
+            if e is None
+            else ContextItem(**_without(c, "evidence"), grade=int(g), evidence=round(float(e), 4))
+            for c, g, e in zip(candidates, assessment.grades, evidence, strict=True)
         ]
         new_kept = [c for c in graded if c["grade"] >= ctx.relevance_keep]
         contexts = merge(kept_before, new_kept)
         relevance = sum(c["grade"] for c in graded) / (2 * len(graded)) if graded else 0.0
         supported = assessment.supported
         recall = sum(supported) / len(supported) if supported else (1.0 if contexts else 0.0)
+        if mode == "service" and assessment.recall is not None:
+            recall = float(assessment.recall)  # graded: the best evidence in hand
         verdict, why = verdict_of(len(contexts), relevance, recall, ctx)
         second: float | None = None
         if ctx.judge_mode == "second_response" and reference and contexts:
@@ -95,6 +112,7 @@ def make_judge(deps: Deps) -> Any:
             mode=mode,
             second_response=second,
             reason=why,
+            signals={k: round(float(v), 4) for k, v in assessment.signals.items()},
         )
         stop = ""
         if verdict == "sufficient":

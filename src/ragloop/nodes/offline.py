@@ -18,17 +18,18 @@ from ragloop.eval.metrics.offline import (
 from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.base import Assessment, Draft
+from ragloop.nodes.evidence import identifiers, name_match
+from ragloop.nodes.memo import Lookup, MemoEmbeddings
+from ragloop.nodes.offline_judge import JudgeCalibration, evidence_of, grade, signals
 from ragloop.state import ContextItem
 from ragloop.text import STOPWORDS, split_sentences, token_f1, token_recall, tokenize
 
 NONCOMMITTAL_DRAFT = "I don't know yet; I need to look this up."
 
 
-def identifiers(text: str) -> set[str]:
-    """Tokens that name something exactly, such as KX-217, DK-04 or v4.2.0 (letters + digits)."""
-    return {
-        t for t in tokenize(text) if any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
-    }
+def named(names: list[str], text: str, heading: bool = False) -> float:
+    """How surely ``text`` names one of ``names`` (dotted names by their last part too)."""
+    return max((name_match(n, text, heading) for n in names), default=0.0)
 
 
 def mmr(relevance: np.ndarray, similarity: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
@@ -61,8 +62,14 @@ class OfflineStrategies:
         min_sentence_score: float = 0.25,
         expansion_terms: int = 3,
         diversity: float = 0.7,
+        calibration: JudgeCalibration | None = None,
+        known_vectors: Lookup | None = None,
     ):
-        self.embeddings = embeddings
+        # judge, answer and score embed the same texts; the memo embeds each once
+        memo = embeddings if isinstance(embeddings, MemoEmbeddings) else None
+        self.embeddings = memo or MemoEmbeddings(embeddings, known_vectors)
+        embeddings = self.embeddings
+        self.calibration = calibration or JudgeCalibration()
         self.cache = cache
         self.relevance = OfflineContextRelevance(embeddings=embeddings)
         self.recall = OfflineContextRecall(embeddings=embeddings)
@@ -78,12 +85,17 @@ class OfflineStrategies:
             return Draft(NONCOMMITTAL_DRAFT, "none", True)
         return Draft(hit[1], "cache", is_noncommittal(hit[1]))
 
-    async def claims(self, question: str, draft: Draft) -> list[str]:
-        """Service-mode recall targets: the question's parts, plus the draft's claims if any."""
+    @staticmethod
+    def question_parts(question: str) -> list[str]:
+        """The aspects of a question ("X and Y" asks two things)."""
         parts = [
             p.strip() for p in question.replace(" and ", "; ").split(";") if len(p.split()) >= 2
         ]
-        claims = parts or [question]
+        return parts or [question]
+
+    async def claims(self, question: str, draft: Draft) -> list[str]:
+        """Service-mode recall targets: the question's parts, plus the draft's claims if any."""
+        claims = self.question_parts(question)
         if draft.source != "none" and not draft.noncommittal:
             claims += split_sentences(draft.text)
         return claims
@@ -91,12 +103,36 @@ class OfflineStrategies:
     async def assess(
         self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
     ) -> Assessment:
-        grades = await self.relevance.agrade(question, candidates) if candidates else []
-        pool = kept + [c for c, g in zip(candidates, grades, strict=True) if g >= keep]
-        supported = (
-            await self.recall.aattribute(claims, pool) if pool and claims else [False] * len(claims)
+        """Grade by evidence (sentence, heading, names, meaning); recall is the best in hand.
+
+        The question's own aspects count as supported when the best evidence reaches the
+        sufficient level; other claims (reference sentences, a draft's statements) are
+        attributed sentence by sentence.
+        """
+        texts = [*candidates, *kept]
+        unit = await unit_vectors(self.embeddings, [question, *texts]) if texts else None
+        found = evidence_of(self.calibration, question, texts, unit[0], unit[1:]) if texts else []
+        new, old = found[: len(candidates)], found[len(candidates) :]
+        grades = [grade(self.calibration, e.score) for e in new]
+        pool = [*(e for e, g in zip(new, grades, strict=True) if g >= keep), *old]
+        recall = max((e.score for e in pool), default=0.0)
+        pool_texts = kept + [c for c, g in zip(candidates, grades, strict=True) if g >= keep]
+        parts = set(self.question_parts(question))
+        others = [c for c in claims if c not in parts]
+        attributed = iter(
+            await self.recall.aattribute(others, pool_texts)
+            if others and pool_texts
+            else [False] * len(others)
         )
-        return Assessment(list(grades), list(supported))
+        sufficient = recall >= self.calibration.grade2
+        supported = [sufficient if c in parts else next(attributed) for c in claims]
+        return Assessment(
+            grades,
+            supported,
+            recall=recall,
+            evidence=[e.score for e in new],
+            signals=signals(question, new),
+        )
 
     async def rewrite(
         self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None
@@ -126,7 +162,7 @@ class OfflineStrategies:
         scored_as: list[str] = []
         headings: list[str] = []
         for n, ctx in enumerate(contexts, start=1):
-            heading = ""
+            heading = str(ctx.get("title") or "")
             for sent in split_sentences(ctx["text"]):
                 if sent.startswith("#"):
                     heading = sent.lstrip("#").strip()
@@ -142,10 +178,12 @@ class OfflineStrategies:
         relevance = (
             vecs @ q
             + 0.5 * np.array([token_recall(question, s) for s in scored_as])
-            + 0.5 * np.array([bool(ids & identifiers(s)) for s in scored_as], dtype=float)
+            + 0.5 * np.array([named(ids, s) for s, _ in sentences])
             # a section whose heading names the identifier is where it is defined
-            + 0.5 * np.array([bool(ids & identifiers(h)) for h in headings], dtype=float)
+            + 0.5 * np.array([named(ids, h, heading=True) for h in headings])
             + 0.1 * np.array([contexts[n - 1].get("grade", 1) for _, n in sentences], dtype=float)
+            # the judge's evidence for the whole chunk, on one scale for every retriever
+            + 0.5 * np.array([contexts[n - 1].get("evidence", 0.0) for _, n in sentences])
         )
         floor = max(self.min_sentence_score, 0.8 * float(relevance.max()))
         ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences, self.diversity)

@@ -1,9 +1,14 @@
-"""Web search for the correct step: Tavily when a key is set, else the bundled "web" corpus."""
+"""Web search for the correct step: Tavily when a key is set, else an offline "web" corpus.
+
+The bundled web corpus belongs to the demo base; other corpora get a web source only when
+the user configures one.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from langchain_core.documents import Document
@@ -94,3 +99,28 @@ def tavily_from_env(env: Mapping[str, str]) -> TavilyWebSearch | None:
     if not key:
         return None
     return TavilyWebSearch(key, api_base_url=env.get("TAVILY_API_BASE_URL"))
+
+
+def web_corpus_folder(
+    mode: str, configured: str | Path | None, demo: bool, demo_folder: Path
+) -> Path | None:
+    """The offline "web" folder to search, or None: the bundled one serves the demo only.
+
+    On any other corpus the web is searched only when the user configured it (a Tavily key,
+    or ``web_corpus_dir``); ``web=corpus`` without a folder there is an error saying so.
+    """
+    if configured:
+        folder = Path(configured)
+        if not folder.is_dir():
+            raise ConfigError(
+                f"web corpus folder not found: {folder} (set RAGLOOP_WEB_CORPUS_DIR to a folder)"
+            )
+        return folder
+    if demo:
+        return demo_folder if demo_folder.is_dir() else None
+    if mode == "corpus":
+        raise ConfigError(
+            "web=corpus needs a folder for this corpus: set RAGLOOP_WEB_CORPUS_DIR (the "
+            "bundled web corpus belongs to the demo base)"
+        )
+    return None

@@ -1,0 +1,165 @@
+"""Evidence the offline judge and the extractive answer read: identifiers, terms, headings.
+
+A question names things exactly (``os.path.isdir``, ``Path.exists``, ``KX-217``,
+``pg_stat_activity``, ``CREATE INDEX``) and asks with content words. A chunk holds the answer
+when a sentence under its heading covers those words and, above all, when its heading names
+the identifier. Everything here is lexical and cheap; the semantic part (cosine of the
+question and the chunk) is added by the strategies that own the embeddings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from ragloop.text import STOPWORDS, split_sentences, tokenize
+
+_PATTERNS = (
+    re.compile(r"`([^`\n]{2,60})`"),  # anything the user put in backticks
+    re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"),  # os.path.isdir, Path.exists
+    re.compile(r"\b[A-Za-z]\w*_\w+\b"),  # pg_stat_activity, work_mem, to_tsvector
+    re.compile(r"\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])\w+(?:[-.]\w+)*\b"),  # KX-217, v4.2.0, md5
+    re.compile(r"\b\d+(?:\.\d+){2,}\b"),  # version numbers: 4.2.0
+    re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b"),  # camelCase, TidyOS
+    re.compile(r"\b[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*\b"),  # CREATE INDEX, VACUUM
+)
+#: words that frame a question but say nothing about what it asks for
+FRAME_WORDS = frozenset(
+    """do does doing done what how use used using mean means meaning purpose describe explain
+    tell want need way work works happen happens someone something thing things get give
+    show find like please know""".split()  # noqa: SIM905
+)
+
+
+@functools.cache
+def _porter():  # type: ignore[no-untyped-def]
+    from nltk.stem.porter import PorterStemmer  # ships with rouge-score; needs no data files
+
+    return PorterStemmer()
+
+
+@functools.lru_cache(maxsize=131072)
+def stem(word: str) -> str:
+    """Porter stem of one lowercase word (non-ASCII words as they are)."""
+    return _porter().stem(word) if word.isascii() and word.isalpha() else word
+
+
+def identifiers(text: str) -> list[str]:
+    """Names the text mentions exactly, lowercased, longest first (duplicates dropped)."""
+    found: list[str] = []
+    for pattern in _PATTERNS:
+        for m in pattern.finditer(text or ""):
+            name = (m.group(1) if m.groups() else m.group(0)).strip().removesuffix("()")
+            name = re.sub(r"\s+", " ", name).lower()
+            if len(name) >= 2 and name not in found and name not in STOPWORDS:
+                found.append(name)
+    # a name inside a longer one ("path" in "os.path") adds nothing
+    out = [n for n in found if not any(n != o and n in o for o in found)]
+    return sorted(out, key=lambda n: -len(n))
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(p) for p in name.split())
+    return re.compile(rf"(?<![\w.]){body}(?![\w])", re.IGNORECASE)
+
+
+def name_match(name: str, text: str, heading: bool = False) -> float:
+    """How surely ``text`` mentions ``name``: 1 for the full name, less for its last part.
+
+    ``os.setresgid`` documented as ``setresgid(rgid, egid, sgid)`` under the ``os`` module
+    still counts: the last dotted part written as a call or in a heading scores 0.8, and a
+    bare occurrence of it 0.4 (a last part such as ``exists`` is also an ordinary word).
+    """
+    if not text:
+        return 0.0
+    if _name_pattern(name).search(text):
+        return 1.0
+    if "." not in name:
+        return 0.0
+    tail = name.rsplit(".", 1)[1]
+    if len(tail) < 3:
+        return 0.0
+    hit = _name_pattern(tail).search(text)
+    if not hit:
+        return 0.0
+    if heading or re.match(r"\s*\(", text[hit.end() :]):
+        return 0.8
+    return 0.4
+
+
+def terms(text: str) -> list[str]:
+    """Content stems of a question: stopwords, frame words and identifiers' dots kept apart."""
+    out: list[str] = []
+    for tok in tokenize(text, drop_stopwords=True):
+        parts = [tok] if not any(c in tok for c in "./") else re.split(r"[./]", tok)
+        for p in parts:
+            if p and p not in STOPWORDS and p not in FRAME_WORDS and not p.isdigit():
+                s = stem(p)
+                if s not in out:
+                    out.append(s)
+    return out
+
+
+def stems_of(text: str) -> set[str]:
+    """The stems present in a text (dotted/hyphenated tokens also by their parts)."""
+    have: set[str] = set()
+    for tok in tokenize(text):
+        have.add(stem(tok))
+        if any(c in tok for c in "-./"):
+            have.update(stem(p) for p in re.split(r"[-./]", tok) if p)
+    return have
+
+
+@dataclass(frozen=True)
+class Lexical:
+    """Lexical evidence of one chunk for one question, each part in [0, 1]."""
+
+    sentence: float  # best term coverage of one sentence read with its heading
+    heading: float  # term coverage of the heading path alone
+    names_heading: tuple[float, ...]  # per question identifier: match in the heading path
+    names_text: tuple[float, ...]  # per question identifier: match anywhere in the text
+    best: int  # index of the best sentence in ``sentences``
+    sentences: tuple[str, ...]
+
+
+def split_heading(text: str) -> tuple[str, str]:
+    """(heading path, body) of a judged text: its first line is the heading when it has one.
+
+    The judge hands strategies ``title + newline + text`` (what the dense index embeds),
+    so the first line is the section's heading path.
+    """
+    head, _, body = text.partition("\n")
+    if not body:
+        return "", text
+    return head.lstrip("#").strip(), body
+
+
+def lexical(question: str, text: str, heading: str = "") -> Lexical:
+    """Sentence- and section-level lexical evidence of ``text`` (under ``heading``)."""
+    want = terms(question)
+    names = identifiers(question)
+    sentences: list[str] = []
+    scores: list[float] = []
+    current = heading
+    head_stems = stems_of(heading)
+    for sent in split_sentences(text) or [text]:
+        if sent.startswith("#"):  # an inner Markdown heading rules the sentences below it
+            current = f"{heading} {sent.lstrip('#').strip()}"
+            head_stems = head_stems | stems_of(current)
+            continue
+        have = stems_of(sent) | stems_of(current)
+        sentences.append(sent)
+        scores.append(sum(w in have for w in want) / len(want) if want else 0.0)
+    best = max(range(len(scores)), key=scores.__getitem__) if scores else 0
+    heading_cov = sum(w in head_stems for w in want) / len(want) if want else 0.0
+    headings = " ".join([heading, *(s for s in split_sentences(text) if s.startswith("#"))])
+    return Lexical(
+        sentence=scores[best] if scores else 0.0,
+        heading=heading_cov,
+        names_heading=tuple(name_match(n, headings, heading=True) for n in names),
+        names_text=tuple(name_match(n, text) for n in names),
+        best=best,
+        sentences=tuple(sentences),
+    )

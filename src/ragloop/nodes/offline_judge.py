@@ -1,0 +1,113 @@
+"""The offline judge's evidence score: one number per chunk on one scale, from what it shows.
+
+evidence = semantic part (question vs chunk cosine, mapped to 0..1 per embedding model)
+         + sentence part (best sentence's coverage of the question's terms, read with its heading)
+         + heading part (the heading path's coverage of the terms),
+then, when the question names something, blended with how surely the heading (or the text)
+names it. Grades: 2 at ``grade2`` and above, 1 at ``grade1``; service-mode recall is the best
+evidence in hand, so it is graded, never 0/1. The numbers are calibrated by
+``bench/loop_realcorpus.py`` (it prints the calibration) and kept here per embedding model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ragloop.nodes.evidence import Lexical, identifiers, lexical, split_heading
+
+
+@dataclass(frozen=True)
+class JudgeCalibration:
+    """Weights and thresholds of the evidence score (see the module docstring)."""
+
+    cos_low: float = 0.1  # cosine mapped to semantic 0
+    cos_high: float = 0.7  # cosine mapped to semantic 1
+    w_semantic: float = 0.5
+    w_sentence: float = 0.35
+    w_heading: float = 0.15
+    w_name: float = 0.5  # share of the score that identifier matches take when there are some
+    name_in_text: float = 0.6  # a name only in the text counts this much of one in the heading
+    grade2: float = 0.6
+    grade1: float = 0.3
+
+    def with_values(self, **values: Any) -> JudgeCalibration:
+        """A copy with some numbers changed (the bench's grid search uses this)."""
+        return replace(self, **values)
+
+
+#: per embedding model; cosines of unrelated text sit higher for some models than others
+CALIBRATIONS: dict[str, JudgeCalibration] = {
+    "wordllama": JudgeCalibration(cos_low=0.05, cos_high=0.6),
+    "minilm": JudgeCalibration(cos_low=0.1, cos_high=0.65),
+}
+
+
+def calibration_for(spec: str | None) -> JudgeCalibration:
+    """The calibration of an embedding spec ("minilm", "wordllama", "openai:..."), or defaults."""
+    if spec:
+        for name, cal in CALIBRATIONS.items():
+            if spec == name or spec.startswith(name + ":"):
+                return cal
+    return JudgeCalibration()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One chunk's evidence: the score, its parts, and the lexical detail behind them."""
+
+    score: float
+    semantic: float
+    lex: Lexical
+
+
+def score(cal: JudgeCalibration, has_names: bool, cos: float, lex: Lexical) -> Evidence:
+    """The evidence score of one chunk from its cosine and its lexical evidence."""
+    span = max(cal.cos_high - cal.cos_low, 1e-6)
+    semantic = float(np.clip((cos - cal.cos_low) / span, 0.0, 1.0))
+    base = cal.w_semantic * semantic + cal.w_sentence * lex.sentence + cal.w_heading * lex.heading
+    base /= max(cal.w_semantic + cal.w_sentence + cal.w_heading, 1e-6)
+    if has_names and lex.names_heading:
+        # every name the question gives counts: "CREATE INDEX" in the heading, not "SQL"
+        per_name = [
+            max(h, cal.name_in_text * t)
+            for h, t in zip(lex.names_heading, lex.names_text, strict=True)
+        ]
+        base = (1 - cal.w_name) * base + cal.w_name * sum(per_name) / len(per_name)
+    return Evidence(float(np.clip(base, 0.0, 1.0)), semantic, lex)
+
+
+def grade(cal: JudgeCalibration, value: float) -> int:
+    """0/1/2 from an evidence score."""
+    return 2 if value >= cal.grade2 else 1 if value >= cal.grade1 else 0
+
+
+def evidence_of(
+    cal: JudgeCalibration, question: str, texts: list[str], q_vec: np.ndarray, vecs: np.ndarray
+) -> list[Evidence]:
+    """Evidence of each judged text (``heading-path newline body``) given unit vectors."""
+    has_names = bool(identifiers(question))
+    out = []
+    for text, vec in zip(texts, vecs, strict=True):
+        heading, body = split_heading(text)
+        out.append(score(cal, has_names, float(vec @ q_vec), lexical(question, body, heading)))
+    return out
+
+
+def signals(question: str, found: list[Evidence]) -> dict[str, float]:
+    """What the policy reads from one retrieval: did the names, the words, the meaning match?"""
+    names = identifiers(question)
+    # the least surely found name: a lexical miss when any name shows nowhere
+    per_name = [
+        max((max(e.lex.names_heading[i], e.lex.names_text[i]) for e in found), default=0.0)
+        for i in range(len(names))
+    ]
+    return {
+        "names": float(len(names)),
+        "name_found": min(per_name, default=0.0),
+        "terms_found": max((e.lex.sentence for e in found), default=0.0),
+        "semantic": max((e.semantic for e in found), default=0.0),
+        "evidence": max((e.score for e in found), default=0.0),
+    }

@@ -1,0 +1,117 @@
+"""The policy follows what the judge saw, stops when the evidence is found, and terminates."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragloop.config import Context
+from ragloop.nodes.answer import rank_contexts
+from ragloop.nodes.base import Assessment, Deps
+from ragloop.nodes.correct import diagnose, preferred
+from ragloop.pipeline import Pipeline
+from tests.fakes.retrieval import ListRetriever, ListWeb
+from tests.fakes.strategies import ScriptedStrategies
+
+MISS_NAME = {"names": 1.0, "name_found": 0.0, "terms_found": 0.9, "semantic": 0.5}
+GAP = {"names": 0.0, "name_found": 0.0, "terms_found": 0.2, "semantic": 0.4}
+WEAK = {"names": 0.0, "name_found": 0.0, "terms_found": 0.8, "semantic": 0.4}
+
+
+class SeeingStrategies(ScriptedStrategies):
+    """Scripted verdicts plus the signals a seeing judge would report with them."""
+
+    def __init__(self, outcomes, signals):
+        super().__init__(outcomes)
+        self.signals = list(signals)
+
+    async def assess(self, question, candidates, kept, claims, keep) -> Assessment:
+        n = self.assess_calls
+        got = await super().assess(question, candidates, kept, claims, keep)
+        got.signals = dict(self.signals[min(n, len(self.signals) - 1)]) if self.signals else {}
+        return got
+
+
+def run(outcomes, signals, *, web=False, cap=3, order=("hybrid", "dense", "sparse")):
+    strategies = SeeingStrategies(outcomes, signals)
+    retrievers = {n: ListRetriever(n) for n in order}
+    deps = Deps(strategies=strategies, retrievers=retrievers, web=ListWeb() if web else None)
+    return Pipeline(deps, Context(retrievers=order, max_iterations=cap)).run("a question")
+
+
+def done(result):
+    return [(a["action"], a["retriever"]) for a in result.actions if ":" not in a["action"]]
+
+
+def test_diagnosis_in_words():
+    assert diagnose({}) == ""
+    assert diagnose(MISS_NAME) == "lexical-miss"
+    assert diagnose(GAP) == "vocabulary-gap"
+    assert diagnose(WEAK) == "weak"
+    assert preferred("weak", {"dense", "sparse"})[0] == "hybrid"  # they disagree: fuse
+
+
+def test_good_first_retrieval_costs_nothing_more():
+    r = run(["sufficient"], [WEAK])
+    assert r.iterations == 0 and r.actions == [] and r.stop_reason == "sufficient"
+
+
+def test_lexical_miss_goes_to_bm25_then_rewrites():
+    r = run(["irrelevant", "irrelevant", "sufficient"], [MISS_NAME])
+    assert done(r)[0] == ("swap", "sparse")
+    assert done(r)[1][0] == "rewrite"  # BM25 did not find the name either: other words
+    assert "lexical-miss" in r.actions[0]["reason"]
+
+
+def test_vocabulary_gap_goes_to_dense():
+    r = run(["irrelevant", "sufficient"], [GAP])
+    assert done(r) == [("swap", "dense")]
+
+
+def test_disagreeing_rankings_are_fused():
+    r = run(["irrelevant"] * 3 + ["sufficient"], [WEAK], order=("dense", "sparse", "hybrid"))
+    assert [x[1] for x in done(r)][:2] == ["sparse", "hybrid"]
+
+
+def test_ranking_is_on_one_scale():
+    kept = [
+        {"id": "bm25", "text": "", "grade": 1, "score": 7.5, "evidence": 0.40},
+        {"id": "rrf", "text": "", "grade": 2, "score": 0.03, "evidence": 0.70},
+        {"id": "cos", "text": "", "grade": 2, "score": 0.41, "evidence": 0.90},
+    ]
+    assert [c["id"] for c in rank_contexts(kept)] == ["cos", "rrf", "bm25"]
+    no_evidence = [dict(c, evidence=0.0) for c in kept]  # an LLM judge: found order kept
+    assert [c["id"] for c in rank_contexts(no_evidence)] == ["rrf", "cos", "bm25"]
+
+
+SIGNALS = st.fixed_dictionaries(
+    {
+        "names": st.sampled_from([0.0, 1.0, 2.0]),
+        "name_found": st.floats(0, 1),
+        "terms_found": st.floats(0, 1),
+        "semantic": st.floats(0, 1),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    outcomes=st.lists(st.sampled_from(["sufficient", "irrelevant", "incomplete"]), max_size=10),
+    signals=st.lists(SIGNALS, max_size=10),
+    cap=st.integers(0, 5),
+    web=st.booleans(),
+)
+def test_signal_policy_terminates_within_cap_and_never_repeats(outcomes, signals, cap, web):
+    strategies = SeeingStrategies(outcomes, signals)
+    order = ("hybrid", "dense", "sparse")
+    retrievers = {n: ListRetriever(n) for n in order}
+    deps = Deps(strategies=strategies, retrievers=retrievers, web=ListWeb() if web else None)
+    pipe = Pipeline(deps, Context(retrievers=order, max_iterations=cap))
+    r = asyncio.run(pipe.arun("a question"))
+    corrective = [a for a in r.actions if a["action"] in ("rewrite", "swap", "web")]
+    assert r.iterations <= cap and len(corrective) <= cap
+    pairs = [("hybrid", "a question")] + [(a["retriever"], a["query"]) for a in corrective]
+    assert len(set(pairs)) == len(pairs)
+    assert r.stop_reason in ("sufficient", "max_iterations", "exhausted") and r.answer
