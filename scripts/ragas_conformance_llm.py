@@ -111,6 +111,7 @@ def _entities(rng: random.Random) -> list[str]:
     return [rng.choice(pool) for _ in range(rng.randint(0, 5))]
 
 
+NO_RATING = "no rating given"
 N = 30  # random cases per metric, on top of the hand-written edge cases
 
 
@@ -231,6 +232,10 @@ def llm_cases(rng: random.Random) -> list[dict[str, Any]]:
             if i == 3 and s["retrieved_contexts"]:
                 s["user_input"] = s["response"] = s["retrieved_contexts"][0][:5]
             add(name, s, {"ratings": [rng.choice(levels), rng.choice(levels)]}, build)
+        for failed in (0, 0, 1, 1):  # one judge never gives a rating (null)
+            ratings: list[int | None] = [rng.choice(levels), rng.choice(levels)]
+            ratings[failed] = None
+            add(name, _single(rng), {"ratings": ratings}, build)
 
     rub = _builder("_domain_specific_rubrics", "RubricsScore")
     for _ in range(10):
@@ -310,8 +315,8 @@ def ragas_replies(case: dict[str, Any]) -> list[str]:
         return [_j({"entities": v["reference_entities"]}), _j({"entities": v["context_entities"]})]
     if name == "answer_relevancy":
         return [_j({"question": q, "noncommittal": nc}) for q, nc in v["questions"]]
-    if name.startswith("nv_"):
-        return [str(r) for r in v["ratings"]]
+    if name.startswith("nv_"):  # a judge that fails answers without a digit, 5 tries
+        return [item for r in v["ratings"] for item in ([NO_RATING] * 5 if r is None else [str(r)])]
     if name == "domain_specific_rubrics":
         return [_j({"feedback": "f", "score": v["score"]})]
     if name == "topic_adherence":

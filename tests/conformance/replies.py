@@ -51,7 +51,8 @@ def replier(case: dict[str, Any]) -> Any:
                 "questions": [{"question": q, "noncommittal": bool(nc)} for q, nc in v["questions"]]
             }
         if name.endswith(".judge1") or name.endswith(".judge2"):
-            return {"rating": v["ratings"][0 if name.endswith("1") else 1]}
+            rating = v["ratings"][0 if name.endswith("1") else 1]
+            return "no rating given" if rating is None else {"rating": rating}
         if name == "rubrics_score":
             return {"feedback": "f", "score": v["score"]}
         if name == "topic_adherence.topics":
