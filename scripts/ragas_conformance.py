@@ -71,90 +71,18 @@ class HashEmbeddings(Embeddings):
 
 # --------------------------------------------------------------------------- text rows
 
-WORDS = {
-    "en": [
-        "the",
-        "cat",
-        "sat",
-        "on",
-        "mat",
-        "river",
-        "flows",
-        "into",
-        "ocean",
-        "capital",
-        "city",
-        "of",
-        "France",
-        "is",
-        "Paris",
-        "engine",
-        "runs",
-        "fast",
-        "light",
-        "travels",
-        "through",
-        "space",
-        "water",
-        "boils",
-        "at",
-        "degrees",
-        "sea",
-        "level",
-        "Marie",
-        "Curie",
-        "won",
-        "prize",
-        "in",
-        "1903",
-        "bridges",
-        "span",
-        "rivers",
-        "trains",
-        "arrive",
-        "late",
-    ],
-    "ko": [
-        "서울은",
-        "한국의",
-        "수도이다",
-        "강물이",
-        "바다로",
-        "흐른다",
-        "고양이가",
-        "매트",
-        "위에",
-        "앉았다",
-    ],
-    "ru": [
-        "Москва",
-        "столица",
-        "России",
-        "река",
-        "течёт",
-        "в",
-        "море",
-        "кошка",
-        "сидит",
-        "на",
-        "коврике",
-    ],
-    "mix": [
-        "café",
-        "naïve",
-        "Zürich",
-        "São",
-        "Paulo",
-        "東京",
-        "北京",
-        "ß",
-        "straße",
-        "élan",
-        "fiancée",
-        "😀",
-        "✓",
-    ],
+_POOLS = {
+    "en": (
+        "the cat sat on mat river flows into ocean capital city of "
+        "France is Paris engine runs fast light travels through space water boils "
+        "at degrees sea level Marie Curie won prize in 1903 bridges span "
+        "rivers trains arrive late"
+    ),
+    "ko": "서울은 한국의 수도이다 강물이 바다로 흐른다 고양이가 매트 위에 앉았다",
+    "ru": "Москва столица России река течёт в море кошка сидит на коврике",
+    "mix": "café naïve Zürich São Paulo 東京 北京 ß straße élan fiancée 😀 ✓",
 }
+WORDS = {lang: text.split() for lang, text in _POOLS.items()}
 PUNCT = ["", " ", "...", "?!", ". . .", "—", "!!!", ".", "  \n ", "…", ";:,"]
 
 

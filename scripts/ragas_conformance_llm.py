@@ -15,32 +15,11 @@ from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-WORDS = [
-    "Paris",
-    "France",
-    "capital",
-    "river",
-    "Seine",
-    "tower",
-    "Eiffel",
-    "1889",
-    "Marie",
-    "Curie",
-    "Nobel",
-    "prize",
-    "1903",
-    "Warsaw",
-    "physics",
-    "chemistry",
-    "Lisbon",
-    "Tagus",
-    "Tokyo",
-    "Japan",
-    "1868",
-    "서울",
-    "Москва",
-    "café",
-]
+_POOL = (
+    "Paris France capital river Seine tower Eiffel 1889 Marie Curie Nobel prize "
+    "1903 Warsaw physics chemistry Lisbon Tagus Tokyo Japan 1868 서울 Москва café"
+)
+WORDS = _POOL.split()
 
 
 class CountingFake(FakeListChatModel):
