@@ -242,3 +242,16 @@ def test_sphinx_html_objects_become_sections():
     assert got[(JSON, "Basic Usage")].text == "Text after the function."
     for noise in ("¶", "Sidebar", "Copyright", "»"):
         assert noise not in doc.text
+
+
+def test_rst_confval_keeps_its_name_type_and_default():
+    doc = parse_text(
+        "Options\n=======\n\n.. module:: conf\n\n.. confval:: html_theme\n"
+        "   :type: :code-py:`str`\n   :default: ``'alabaster'``\n\n   The theme for HTML output.\n",
+        "conf.rst",
+    )
+    [section] = doc.sections
+    assert section.heading_path == ("Options", "html_theme")
+    assert section.text == (
+        "```\nhtml_theme\n```\n\nType: str\n\nDefault: 'alabaster'\n\nThe theme for HTML output."
+    )

@@ -19,7 +19,7 @@ _DROP_TAGS = words(
 _DROP_CLASSES = words(
     "navheader navfooter toc sphinxsidebar related footer header headerlink breadcrumb "
     "breadcrumbs sidebar navbar nav navigation skip-link md-sidebar md-header md-footer "
-    "wy-nav-side rst-footer-buttons id_link toc-backref"
+    "wy-nav-side rst-footer-buttons id_link toc-backref toctree-wrapper"
 )
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
 _MAIN = (

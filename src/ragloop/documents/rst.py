@@ -10,7 +10,7 @@ from typing import Any
 from docutils import nodes
 from docutils.core import publish_doctree
 
-from ragloop.documents import rst_sphinx
+from ragloop.documents import rst_directives, rst_sphinx
 from ragloop.documents.model import ParsedDocument, SectionBuilder, clean_text, guess_title
 
 SETTINGS = {
@@ -71,7 +71,7 @@ class _Walker:
             for child in node.children[1:]:
                 self.walk(child, depth + 1)
             self.out.pop_to(depth)
-        elif isinstance(node, rst_sphinx.desc):
+        elif isinstance(node, rst_directives.desc):
             self.out.heading(depth + 1, node["name"], node["name"])
             self.out.code("\n".join(node["signatures"]))
             for child in node.children:
