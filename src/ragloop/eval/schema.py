@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import csv
 import json
 import logging
@@ -14,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragloop.errors import DatasetError
+from ragloop.eval.cells import LIST_COLUMNS  # noqa: F401 - kept importable from here
+from ragloop.eval.cells import csv_cell as _csv_cell
 from ragloop.eval.readers import csv_records, jsonl_lines, read_json
 from ragloop.safety.atomic import atomic_writer
 
@@ -29,15 +30,6 @@ RENAMED_COLUMNS = {
     "multi_response": "multi_responses",
     "rubric": "rubrics",
 }
-
-LIST_COLUMNS = (
-    "retrieved_contexts",
-    "reference_contexts",
-    "multi_responses",
-    "retrieved_context_ids",
-    "reference_context_ids",
-    "reference_topics",
-)
 
 
 class SingleTurnSample(BaseModel):
@@ -153,42 +145,6 @@ def to_sample(row: dict[str, Any] | Sample, notices: set[str] | None = None) -> 
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5]
         )
         raise DatasetError(f"invalid row: {problems}") from None
-
-
-def _structured(value: str) -> Any:
-    """A list/dict cell as JSON or as a Python literal (pandas writes ``['a', 'b']``).
-
-    ``ast.literal_eval`` only builds literals (strings, numbers, lists, dicts ...); it
-    never runs code. Returns ``_NOT_PARSED`` when the text is neither.
-    """
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        pass
-    try:
-        parsed = ast.literal_eval(value)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _NOT_PARSED
-    return parsed if isinstance(parsed, list | dict | tuple) else _NOT_PARSED
-
-
-_NOT_PARSED = object()
-
-
-def _csv_cell(column: str, value: str) -> Any:
-    if value == "":
-        return None
-    wants_list = column in LIST_COLUMNS or column in ("contexts", "ground_truths")
-    if wants_list or column == "rubrics" or value.lstrip()[:1] in ("[", "{"):
-        parsed = _structured(value.strip())
-        if parsed is not _NOT_PARSED:
-            return list(parsed) if isinstance(parsed, tuple) else parsed
-        if wants_list:
-            raise DatasetError(
-                f'column \'{column}\' must hold a list in CSV, as JSON ["a", "b"] '
-                "or as Python ['a', 'b'] (what pandas writes)"
-            )
-    return value
 
 
 class EvaluationDataset:
