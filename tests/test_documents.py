@@ -255,3 +255,30 @@ def test_rst_confval_keeps_its_name_type_and_default():
     assert section.text == (
         "```\nhtml_theme\n```\n\nType: str\n\nDefault: 'alabaster'\n\nThe theme for HTML output."
     )
+
+
+def test_pdf_running_headers_and_page_numbers_are_dropped(tmp_path):
+    fpdf = pytest.importorskip("fpdf")
+
+    class Manual(fpdf.FPDF):
+        def header(self):
+            self.set_font("helvetica", size=9)
+            self.cell(0, 8, "ACME Pump Manual", new_x="LMARGIN", new_y="NEXT")
+
+        def footer(self):
+            self.set_y(-15)
+            self.set_font("helvetica", size=9)
+            self.cell(0, 8, str(self.page_no()))
+
+    pdf = Manual()
+    for n in range(1, 4):
+        pdf.add_page()
+        pdf.set_font("helvetica", size=12)
+        pdf.multi_cell(0, 10, f"Step {n} of the procedure is described here.")
+    pdf.output(str(tmp_path / "manual.pdf"))
+    doc = parse_file(tmp_path / "manual.pdf")
+    assert doc.title == "ACME Pump Manual"
+    assert [s.text for s in doc.sections] == [
+        f"Step {n} of the procedure is described here." for n in range(1, 4)
+    ]
+    assert [s.page for s in doc.sections] == [1, 2, 3]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,28 @@ def _outline(reader: Any) -> list[tuple[int, int, str]]:
     except Exception:
         return []
     return sorted(found, key=lambda f: f[0])
+
+
+def _strip_running_lines(texts: list[str]) -> list[str]:
+    """Drop running headers and footers (first/last lines repeated on most pages), page numbers."""
+    pages = [[ln for ln in t.splitlines() if ln.strip()] for t in texts]
+    ends = Counter(
+        re.sub(r"\d+", "#", ln.strip()) for lines in pages for ln in {*lines[:1], *lines[-1:]}
+    )
+    common = {ln for ln, n in ends.items() if len(pages) >= 3 and n >= 0.6 * len(pages)}
+
+    def running(line: str) -> bool:
+        key = re.sub(r"\d+", "#", line.strip())
+        return key in common or key == "#"
+
+    out = []
+    for lines in pages:
+        while lines and running(lines[0]):
+            lines = lines[1:]
+        while lines and running(lines[-1]):
+            lines = lines[:-1]
+        out.append("\n".join(lines))
+    return out
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -74,6 +97,7 @@ def parse_pdf(raw: bytes, path: Path) -> ParsedDocument:
         raise DocumentError("PDF has no text layer (scanned pages need OCR first)")
     first_line = next((ln.strip() for t in texts for ln in t.splitlines() if ln.strip()), "")
     title = meta_title or (first_line if len(first_line) <= 100 else path.stem)
+    texts = _strip_running_lines(texts)  # after the title: page 1's header is often the title
     out = SectionBuilder(title)
     marks = _outline(reader)
     for number, text in enumerate(texts):
