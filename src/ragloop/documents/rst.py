@@ -54,7 +54,19 @@ def inline_text(node: nodes.Node) -> str:
         return ""
     if isinstance(node, nodes.problematic):
         return _raw_text(node.astext())
+    if isinstance(node, rst_sphinx.label_ref):
+        return _label_title(node)
     return "".join(inline_text(child) for child in node.children)
+
+
+def _label_title(node: rst_sphinx.label_ref) -> str:
+    """The title of the section a label names in this document, else the label itself."""
+    document = node.document
+    ref_id = document.nameids.get(node["label"]) if document is not None else None
+    target = document.ids.get(ref_id) if ref_id else None
+    if isinstance(target, nodes.section) and target.children:
+        return clean_text(inline_text(target[0]))
+    return node.astext()
 
 
 class _Walker:

@@ -73,9 +73,15 @@ def _role(
     name: str, rawtext: str, text: str, lineno: int, inliner: Any, options=None, content=None
 ):
     shown = role_text(name, text)
+    if name.split(":")[-1] in {"ref", "numref"} and not _EXPLICIT.match(text):
+        return [label_ref(rawtext, shown, label=shown.lower())], []
     if name.split(":")[-1] in CODE_ROLES:
         return [nodes.literal(rawtext, shown)], []
     return [nodes.Text(shown)], []
+
+
+class label_ref(nodes.Inline, nodes.TextElement):  # noqa: N801 (docutils node naming)
+    """``:ref:`label``` without a title: shows the labelled section's title when it is here."""
 
 
 def _known_role(name: str) -> bool:
