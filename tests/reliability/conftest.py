@@ -47,6 +47,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     write("reliability ledger (class: attempts, failures)")
     for kind in sorted(LEDGER):
         attempts, failures = LEDGER[kind]
-        write(f"  {kind:<44} attempts {attempts:>4}  failures {failures}")
+        write(f"  {kind:<58} attempts {attempts:>4}  failures {failures}")
     for note in NOTES:
         write(f"  {note}")

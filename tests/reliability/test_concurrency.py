@@ -29,7 +29,7 @@ def test_index_writers_and_a_reader_never_see_a_half_built_index(
 ):
     from ragloop.retrievers.index import load_index
 
-    folder, writers, rounds = tmp_path / "idx", 3, 3
+    folder, writers, rounds = tmp_path / "idx", 3, 2
     errors, stop, loads = procs.Queue(), procs.Event(), procs.Value("i", 0)
     workers.index_writer(str(folder), str(workers.CORPUS), 1, errors)  # readers start on an index
     reader = procs.Process(target=workers.index_reader, args=(str(folder), stop, errors, loads))

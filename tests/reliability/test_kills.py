@@ -112,9 +112,9 @@ def test_kill_9_during_experiment_runs(tmp_path, procs, ledger, wordllama):
         + "\n",
         encoding="utf-8",
     )
-    rng, out, kills, broken = random.Random(SEED + 2), tmp_path / "out", 4, 0
+    rng, out, kills, broken = random.Random(SEED + 2), tmp_path / "out", 3, 0
     for _ in range(kills):
-        _kill_after(procs, workers.experiment_forever, (str(spec), str(out)), rng.uniform(1, 5))
+        _kill_after(procs, workers.experiment_forever, (str(spec), str(out)), rng.uniform(0.5, 3))
         if (out / "rows.jsonl").exists():
             try:
                 got = workers.rows_of(out / "rows.jsonl")
