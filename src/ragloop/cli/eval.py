@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from ragloop.cli import (
+    EXIT_NOTHING_MEASURED,
     MAX_TOKENS_HELP,
     STDIN,
     app,
@@ -24,8 +25,8 @@ from ragloop.cli import (
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
 
 SHOWN_BAD_ROWS = 5
-#: exit status of an eval that measured no row of any metric (see ragloop.cli)
-NOTHING_MEASURED = 3
+#: exit status of an eval that measured no row of any metric
+NOTHING_MEASURED = EXIT_NOTHING_MEASURED
 
 
 def _max_tokens(flag: int | None) -> int | None:
