@@ -43,7 +43,8 @@ def test_header_names_corpus_model_and_thread_and_quit_leaves_unanswered(data_di
         input="How much does an interlibrary loan cost?\nexit\nWhat does the Maker Lab offer?\n",
     )
     assert result.exit_code == 0, out
-    assert f"corpus {CORPUS}" in out or str(CORPUS.name) in out
+    packed = "".join(result.output.split())  # rich may wrap a long path anywhere
+    assert f"corpus{CORPUS}" in packed
     assert "model none" in out and "thread t1 (new)" in out
     turns = TraceStore(data_dir / "traces.sqlite").turns()
     # "exit" left: the question after it was never read, and "exit" itself was not answered
