@@ -73,17 +73,20 @@ def _refuse(folder: Path, kind: str, flag: str) -> FolderNotOwned:
 
 def claim_output_folder(folder: str | Path, kind: str = "output", flag: str = "--out") -> Path:
     """Create ``folder`` (or accept an empty or marked one) for ragloop's outputs; else refuse."""
+    from ragloop.safety.locks import folder_lock
+
     folder = Path(folder)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise _refuse(folder, kind, flag)
-    if folder.is_dir() and any(folder.iterdir()) and not is_owned(folder, kind):
-        raise _refuse(folder, kind, flag)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RagloopError(f"cannot create {folder}: {exc}; pass a writable {flag}") from None
-    if _kind_of(folder) != kind:
-        mark_folder(folder, kind)
+    with folder_lock(folder):  # two runs claiming one new folder: the second sees the marker
+        if folder.is_dir() and any(folder.iterdir()) and not is_owned(folder, kind):
+            raise _refuse(folder, kind, flag)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RagloopError(f"cannot create {folder}: {exc}; pass a writable {flag}") from None
+        if _kind_of(folder) != kind:
+            mark_folder(folder, kind)
     return folder
 
 
