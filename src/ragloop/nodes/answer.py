@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
+from ragloop.documents.quoting import attach_code
 from ragloop.nodes.base import Deps
 from ragloop.state import ContextItem, State, add_step
 
@@ -62,6 +63,8 @@ def make_answer(deps: Deps) -> Any:
         text, cited = await deps.strategies.answer(
             state["question"], contexts[: max(ctx.k, 1)], ctx.prompts.get("answer")
         )
+        if getattr(deps.strategies, "name", "") == "offline":  # "as follows:" brings its code
+            text = attach_code(text, [c.get("text", "") for c in contexts[: max(ctx.k, 1)]])
         citations = [
             cite(n, contexts[n - 1]) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]

@@ -1,0 +1,35 @@
+"""Extractive answers that announce code ("... as follows:") quote the code block that follows."""
+
+from __future__ import annotations
+
+import re
+
+_QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
+
+
+def attach_code(answer: str, sources: list[str]) -> str:
+    """After each quoted sentence that ends with ':' and is followed by a code block in its
+    cited source (``[n]`` is ``sources[n-1]``), put that whole block; other text is unchanged.
+    """
+    from ragloop.text import split_sentences
+
+    out: list[str] = []
+    end = 0
+    attached = False
+    for match in _QUOTED.finditer(answer):
+        piece = answer[end : match.end()]
+        out.append(piece.lstrip() if attached else piece)
+        end, attached = match.end(), False
+        sentence, n = match.group(1).strip(), int(match.group(2))
+        if not sentence.endswith(":") or not 1 <= n <= len(sources):
+            continue
+        units = split_sentences(sources[n - 1])
+        for i, unit in enumerate(units[:-1]):
+            block = units[i + 1]
+            if unit == sentence and block.startswith("```") and block not in answer:
+                out.append(f"\n{block}\n")
+                attached = True
+                break
+    rest = answer[end:]
+    out.append(rest.lstrip() if attached else rest)
+    return "".join(out).rstrip("\n")
