@@ -57,3 +57,12 @@ def test_one_fixed_offset_would_collide_on_the_same_points():
 def test_points_at_one_position_share_one_label_and_nan_is_left_out():
     points = group_points([0.4, 0.4, 0.8, float("nan")], [0.2, 0.2, 0.2, 0.1], ["a", "b", "c", "d"])
     assert points == [(0.4, 0.2, "a, b"), (0.8, 0.2, "c")]
+
+
+def test_labels_do_not_cover_any_point():
+    from ragloop.experiments.chart_labels import _marker_box
+
+    ax = chart()
+    labels = boxes(place_labels(ax, group_points(XS, YS, NAMES)))
+    markers = [_marker_box(ax, x, y) for x, y in zip(XS, YS, strict=True)]
+    assert all(overlapping([label, marker]) == [] for label in labels for marker in markers)

@@ -37,15 +37,23 @@ def _overlaps(a: Any, b: Any) -> bool:
     return bool(a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1)
 
 
+def _marker_box(ax: Any, x: float, y: float, radius: float = 4.0) -> Any:
+    """The pixel box of a scatter marker at (x, y)."""
+    from matplotlib.transforms import Bbox
+
+    px, py = ax.transData.transform((x, y))
+    return Bbox([[px - radius, py - radius], [px + radius, py + radius]])
+
+
 def place_labels(ax: Any, points: list[tuple[float, float, str]], fontsize: int = 8) -> list[Any]:
-    """Annotate each (x, y, text) at the first offset whose box overlaps no earlier label and
-    stays inside the axes; the nearest offset when none is free. Returns the annotations."""
+    """Annotate each (x, y, text) at the first offset whose box overlaps no point, no earlier
+    label and stays inside the axes; the nearest offset when none is free."""
     fig = ax.figure
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     renderer = canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
     placed: list[Any] = []
-    boxes: list[Any] = []
+    boxes: list[Any] = [_marker_box(ax, x, y) for x, y, _ in points]  # labels avoid points too
     for x, y, text in sorted(points, key=lambda p: (p[0], p[1])):
         note = None
         for dx, dy in OFFSETS:
