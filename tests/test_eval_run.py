@@ -82,6 +82,11 @@ def test_run_answers_the_rows_first_and_then_measures_them(tmp_path, wordllama):
     assert summary["metrics"]["offline_answer_relevancy"]["measured"] == 3
     rows = [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines()]
     assert all(isinstance(r["bleu_score"], float) for r in rows)
+    answered = [json.loads(line) for line in (out / "answered.jsonl").read_text().splitlines()]
+    assert [a["user_input"] for a in answered] == [q["user_input"] for q in QUESTIONS]
+    assert all(a["response"] and a["reference"] for a in answered)
+    again = run(str(out / "answered.jsonl"), "--metrics", "bleu_score", "--no-cache", "-q")
+    assert again.exit_code == 0 and "3/3" in again.output, again.output
 
 
 def test_limit_keeps_the_first_rows_of_the_file(tmp_path):

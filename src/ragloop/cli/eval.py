@@ -246,6 +246,15 @@ def eval_command(
     if out is not None:
         rows_path, summary_path = result.write(out)
         err_console.print(f"wrote {rows_path} and {summary_path}", highlight=False)
+        if run:
+            from ragloop.cli.eval_run import write_answered
+
+            answered = write_answered(data, rows_path.parent)
+            err_console.print(
+                f"wrote {answered} (the rows with the pipeline's answers: score it again "
+                "without --run)",
+                highlight=False,
+            )
     if stop.is_set():
         err_console.print("interrupted: the summary above covers the jobs that finished")
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -8,7 +8,9 @@ never shown to the loop), so a QA set such as the bundled ``qa.jsonl`` can be sc
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
@@ -110,3 +112,15 @@ def first_rows(ds: EvaluationDataset, limit: int) -> EvaluationDataset:
     out = EvaluationDataset([s for _, s in keep], errors, ds.notices, min(limit, ds.total_rows))
     out.indices = [i for i, _ in keep]
     return out
+
+
+def write_answered(ds: EvaluationDataset, folder: Path) -> Path:
+    """``answered.jsonl`` in ``folder``: the rows with the pipeline's answers, to score again
+    (or with other metrics) without running the pipeline a second time."""
+    from ragloop.safety import atomic_write_text
+
+    lines = [
+        json.dumps(sample.model_dump(mode="json", exclude_none=True), ensure_ascii=False)
+        for sample in ds.samples
+    ]
+    return atomic_write_text(folder / "answered.jsonl", "".join(line + "\n" for line in lines))
