@@ -26,17 +26,16 @@ round-robins over target types and pages, so no page gives more than a few quest
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
 import subprocess
 import sys
-import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from _pgdocs_gold import FUZZY_LEN, FUZZY_MIN, PageIndex, natural_rows, unique_gold
 from _pgdocs_parse import Target, page_name, parse, squash
 from _pgdocs_phrase import named, paraphrase
 from rapidfuzz import fuzz
@@ -44,13 +43,12 @@ from rapidfuzz import fuzz
 KINDS = ("named", "paraphrase", "natural")
 DEBIAN_PACKAGE = "postgresql-doc-15"
 GROUPS = ("sql-", "functions-", "app-", "runtime-config-", "datatype-", "ddl-", "indexes-")
+CONTENTS_PAGES = {"sql-commands.html"}  # a list of every command's purpose line: navigation only
 HERE = Path(__file__).resolve().parent
 NATURAL_PATH = HERE / "data" / "pgdocs_natural.jsonl"
 DEFAULT_DEST = HERE.parent / ".ragloop" / "bench" / "pgdocs" / "corpus"
 DEFAULT_PER_KIND = {"named": 150, "paraphrase": 150, "natural": None}
 MARKER = ".ragloop-bench-corpus"
-FUZZY_MIN = 90  # partial_ratio for a snippet cut by a chunk boundary or extracted differently
-FUZZY_LEN = 40  # squashed chars; shorter ones must match exactly ("bytes in the string")
 
 
 class PgDocsMissing(RuntimeError):
@@ -96,7 +94,9 @@ def select_pages(root: Path, n: int = 310) -> list[Path]:
     pages: list[Path] = []
     for group in GROUPS:
         found = {page_name(p): p for p in root.glob(f"{group}*.html*")}
-        pages += [found[k] for k in sorted(found) if k.endswith(".html")]
+        pages += [
+            found[k] for k in sorted(found) if k.endswith(".html") and k not in CONTENTS_PAGES
+        ]
     return pages[:n]
 
 
@@ -135,41 +135,6 @@ def build_corpus(dest: Path | None = None, root: Path | None = None) -> Path:
                 os.fsync(fh.fileno())
         os.replace(tmp, target)
     return dest
-
-
-def _unique(snippets: tuple[str, ...], page: str, keys: dict[str, str]) -> tuple[str, ...]:
-    """The snippets whose matching key occurs on `page` and on no other page (at most 2)."""
-    out = []
-    for snip in snippets:
-        key = squash(snip)
-        holders = [p for p, text in keys.items() if key in text]
-        if holders == [page]:
-            out.append(snip)
-    return tuple(out[:2])
-
-
-def _natural(path: Path, keys: dict[str, str]) -> list[Question]:
-    """The hand-written questions whose page is in the corpus and whose snippets occur on it."""
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            page, snippets = row["gold_page"], tuple(row["gold_snippets"])
-            if page not in keys:
-                raise ValueError(f"{page} is not in the corpus")
-            bad = [s for s in snippets if [p for p, t in keys.items() if squash(s) in t] != [page]]
-            if bad or not snippets:
-                raise ValueError(f"snippet not on {page} alone: {bad[:1]}")
-            out.append(
-                Question(f"natural/{n}", "natural", row["question"], page, snippets, "", "natural")
-            )
-        except KeyError as exc:
-            warnings.warn(f"{path.name}:{n}: skipped (missing field {exc})", stacklevel=2)
-        except (ValueError, TypeError) as exc:
-            warnings.warn(f"{path.name}:{n}: skipped ({type(exc).__name__}: {exc})", stacklevel=2)
-    return out
 
 
 def _balanced(cands: list[Question], cap: int | None, rng: random.Random) -> list[Question]:
@@ -220,10 +185,8 @@ def load_questions(
         shared[t.purpose.casefold()] += 1
         pages_of[t.name.casefold()].add(t.page)
     cands: dict[str, list[Question]] = {k: [] for k in KINDS}
-    for t in targets:
-        gold = _unique(t.snippets, t.page, keys)
-        if not gold:
-            continue
+    index = PageIndex(keys)
+    for t, gold in unique_gold(targets, index):
         qid = f"{t.page.removesuffix('.html')}/{t.name}"
         if len(pages_of[t.name.casefold()]) == 1:  # "length" lives on several pages: skip it
             q = Question(f"named/{qid}", "named", named(t, rng), t.page, gold, t.name, t.kind)
@@ -233,7 +196,18 @@ def load_questions(
             q = Question(f"paraphrase/{qid}", "paraphrase", text, t.page, gold, t.name, t.kind)
             cands["paraphrase"].append(q)
     if natural_path.exists():
-        cands["natural"] = _natural(natural_path, keys)
+        cands["natural"] = [
+            Question(
+                f"natural/{n}",
+                "natural",
+                row["question"],
+                row["gold_page"],
+                tuple(row["gold_snippets"]),
+                "",
+                "natural",
+            )
+            for n, row in natural_rows(natural_path, index)
+        ]
     out: list[Question] = []
     for kind in KINDS:
         out += _balanced(cands[kind], caps.get(kind), random.Random(f"{seed}/{kind}"))

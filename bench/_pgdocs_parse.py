@@ -30,7 +30,8 @@ class Target:
     kind: str  # "command" | "program" | "function" | "setting"
     name: str  # "CREATE INDEX", "to_tsvector", "work_mem"
     purpose: str  # the defining sentence (commands/programs: the one-line purpose)
-    snippets: tuple[str, ...]  # verbatim pieces of the defining passage
+    snippets: tuple[str, ...]  # candidate gold: verbatim pieces of the defining passage
+    passage: str = ""  # the whole defining paragraph
 
 
 def read_page(path: Path) -> bytes:
@@ -82,6 +83,20 @@ def windows(text: str, limit: int = 2) -> list[str]:
     return [w for w in out if len(w) >= SNIPPET_MIN]
 
 
+def anchored(label: str, text: str) -> list[str]:
+    """One window that runs from the end of a label (signature, term) into its description.
+
+    Used as gold when the description alone also occurs on another page.
+    """
+    tail = ""
+    for word in reversed(label.split()[-4:]):
+        if len(tail) + len(word) + 1 > 40:
+            break
+        tail = f"{word} {tail}".strip()
+    got = windows(f"{tail} {text}", limit=1)
+    return got if got and len(got[0]) > len(tail) + 15 else []
+
+
 def parse(path: Path) -> tuple[str, list[Target]]:
     """(clean text of the page, its targets)."""
     tree = lxml.html.fromstring(read_page(path))
@@ -111,7 +126,7 @@ def _command(tree: lxml.html.HtmlElement, page: str) -> list[Target]:
         return []
     kind = "program" if page.startswith("app-") else "command"
     snippets = windows(first_sentence(first)) or windows(first)
-    return [Target(page, kind, title, purpose, tuple(snippets))] if snippets else []
+    return [Target(page, kind, title, purpose, tuple(snippets), first)] if snippets else []
 
 
 def _functions(tree: lxml.html.HtmlElement, page: str) -> list[Target]:
@@ -128,9 +143,10 @@ def _functions(tree: lxml.html.HtmlElement, page: str) -> list[Target]:
         if not re.fullmatch(r"[a-z_][a-z0-9_.]*", fname) or fname in seen or len(body) < 20:
             continue
         seen.add(fname)
-        snippets = windows(first_sentence(body)) or windows(text_of(sig[-1]) + " " + body)
+        head = first_sentence(body)
+        snippets = (windows(head) or windows(body)) + anchored(text_of(sig[-1]), head)
         if snippets:
-            out.append(Target(page, "function", fname, first_sentence(body), tuple(snippets)))
+            out.append(Target(page, "function", fname, head, tuple(snippets), body))
     return out
 
 
@@ -142,9 +158,9 @@ def _settings(tree: lxml.html.HtmlElement, page: str) -> list[Target]:
         paras = dd.xpath("./p") if dd is not None and dd.tag == "dd" else []
         if not (names and paras):
             continue
-        body = text_of(paras[0])
-        snippets = windows(first_sentence(body)) or windows(body)
+        body, head = text_of(paras[0]), first_sentence(text_of(paras[0]))
+        snippets = (windows(head) or windows(body)) + anchored(text_of(term), head)
         if len(body) >= SNIPPET_MIN and snippets:
             sname = text_of(names[0])
-            out.append(Target(page, "setting", sname, first_sentence(body), tuple(snippets)))
+            out.append(Target(page, "setting", sname, head, tuple(snippets), body))
     return out

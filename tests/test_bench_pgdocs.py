@@ -102,7 +102,9 @@ def test_bad_natural_rows_are_reported_and_skipped():
     natural = [q for q in qs if q.kind == "natural"]
     assert [q.gold_page for q in natural] == ["runtime-config-widget.html"]
     messages = " ".join(str(w.message) for w in caught)
-    assert "natural.jsonl:2: skipped (ValueError: snippet not on sql-dropwidget.html" in messages
+    assert "natural.jsonl:2: skipped (ValueError: snippet not on sql-dropwidget.html alone" in (
+        messages
+    )
     assert "natural.jsonl:3: skipped (ValueError: sql-nothing.html is not in the corpus" in messages
     assert "natural.jsonl:4: skipped (JSONDecodeError" in messages
     assert "natural.jsonl:5: skipped (missing field 'gold_snippets')" in messages
