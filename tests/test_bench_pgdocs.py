@@ -168,3 +168,28 @@ def test_build_corpus_copies_pages_and_never_touches_a_foreign_folder(tmp_path):
 def test_an_empty_root_says_how_to_fix_it(tmp_path):
     with pytest.raises(pg.PgDocsMissing, match="build_corpus"):
         pg.load_questions(tmp_path)
+
+
+def test_page_index_finds_every_exact_occurrence_at_any_offset():
+    from _pgdocs_gold import PageIndex
+
+    texts = {
+        "a.html": squash("The widget registry keeps one row for every widget a gadget has held."),
+        "b.html": squash("Nothing here but a note on gadgets; the widget registry keeps one row."),
+    }
+    index = PageIndex(texts)
+    a = texts["a.html"]
+    for start in range(len(a) - 30):
+        key = a[start : start + 30]
+        assert index.holders(key) == [p for p, t in texts.items() if key in t], key
+
+
+def test_a_near_duplicate_passage_on_another_page_disqualifies_a_snippet():
+    from _pgdocs_gold import PageIndex, sole
+
+    close = "WIDGET CLOSE shuts the open widget and throws away every change made since it opened."
+    end = "WIDGET END shuts the open widget and throws away every change made since it opened."
+    index = PageIndex({"close.html": squash(close), "end.html": squash(end + " Other text.")})
+    assert not sole(index, close[:70], "close.html")  # would fuzzily hit the other page
+    index = PageIndex({"close.html": squash(close), "end.html": squash("Unrelated words only.")})
+    assert sole(index, close[:70], "close.html")
