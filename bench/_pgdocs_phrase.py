@@ -85,6 +85,13 @@ _THIRD_VERBS = _words(
     "starts stops strips tells terminates tests translates trims truncates writes yields"
 )
 
+# Words a cut-off clause must not end on.
+_DANGLING = _words(
+    "a an the of for from to in into on at by with and or any some that which whose when "
+    "than is are be been will can may should having its their this these each every all "
+    "before after about over under between within without spanning"
+)
+
 # (pattern, alternatives): applied left to right on the lowercased description.
 _REPHRASE: list[tuple[str, tuple[str, ...]]] = [
     (
@@ -120,14 +127,17 @@ def _rephrase(text: str, rng: random.Random) -> str:
     return text
 
 
-def _core(sentence: str, max_words: int = 16) -> str:
+def _core(sentence: str, max_words: int = 18) -> str:
     """The description's main clause: no parentheses, no trailing clauses, lowercase start."""
     text = re.sub(r"\s*\([^()]*\)", "", sentence).strip().rstrip(".")
     text = re.split(r";|:|\. | — ", text, maxsplit=1)[0]
     words = text.split()
     if len(words) > max_words:
         cut = " ".join(words[:max_words])
-        text = cut.rsplit(",", 1)[0] if "," in cut else cut
+        words = (cut.rsplit(",", 1)[0] if "," in cut else cut).split()
+        while len(words) > 3 and words[-1].lower() in _DANGLING:
+            words.pop()  # "... a message about a" -> "... a message"
+        text = " ".join(words)
     return text[:1].lower() + text[1:]
 
 
