@@ -1,27 +1,32 @@
-"""The real-corpus benchmark data: Debian's PostgreSQL reference pages and ~360 questions on them.
+"""The real-corpus benchmark data: Debian's PostgreSQL reference pages and ~380 questions on them.
 
 API (import with bench/ on sys.path, as the bench scripts do: ``from _pgdocs import ...``)::
 
     corpus_root() -> Path                 # the installed HTML docs; apt-get installs them as root,
                                           # else PgDocsMissing says how to install them
-    select_pages(root, n=310) -> list[Path]   # reference pages: sql-*, functions-*, app-*,
+    select_pages(root, n=310) -> list[Path]   # 307 reference pages: sql-*, functions-*, app-*,
                                           # runtime-config-*, then datatype-*, ddl-*, indexes-*
-    build_corpus(dest=None) -> Path       # copies those pages into dest (default
+    build_corpus(dest=None, root=None) -> Path  # copies them into dest (default
                                           # .ragloop/bench/pgdocs/corpus); index exactly that folder
     load_questions(root, seed=0, per_kind=None) -> list[Question]
                                           # root: the corpus folder (or the Debian html folder)
-    passage_hit(text, q, source=None) -> bool  # a chunk's text holds the defining passage
-    page_hit(source, q) -> bool           # a chunk comes from the gold page
+    Question(id, kind, question, gold_page, gold_snippets, name, target_kind)
+    passage_hit(text, q, source=None) -> bool  # the text holds the defining passage; pass the
+                                          # chunk's source too, so only the gold page counts
+    page_hit(source, q) -> bool           # a chunk (path, file name or "page.html#3") is the page
     KINDS = ("named", "paraphrase", "natural")
 
 Kinds: ``named`` asks by name ("What does the SQL command CREATE INDEX do?"); ``paraphrase``
 rewords the target's description and never contains its name; ``natural`` are hand-written
-"how do I ..." questions (bench/data/pgdocs_natural.jsonl). Gold is the passage: each question
-carries 1-3 verbatim snippets of the defining passage (a command's first Description sentence,
-a function's description cell, a setting's description paragraph), each occurring on no other
-selected page. ``per_kind`` caps each kind (int, or a dict by kind); the default keeps 150
-named, 150 paraphrase and every natural question. Sampling is deterministic for a seed and
-round-robins over target types and pages, so no page gives more than a few questions a kind.
+"how do I ..." questions (bench/data/pgdocs_natural.jsonl). ``name`` is what a good answer
+names ("CREATE INDEX"; empty for natural questions); ``target_kind`` is command, program,
+function, setting or natural. Gold is the passage: each question carries one or two verbatim
+snippets (30-80 characters) of the defining passage (a command's first Description sentence,
+a function's description cell, a setting's description paragraph) that no other selected page
+holds, exactly or nearly. ``per_kind`` caps each kind (an int, or a dict by kind); the default
+keeps 150 named, 150 paraphrase and every natural question. Sampling is deterministic for a
+seed and round-robins over target types and pages, so no page gives more than a few
+questions of a kind. Building the questions takes about 2 s of CPU.
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _pgdocs_gold import FUZZY_LEN, FUZZY_MIN, PageIndex, natural_rows, unique_gold
-from _pgdocs_parse import Target, page_name, parse, squash
+from _pgdocs_parse import Target, page_name, parse, read_page, squash
 from _pgdocs_phrase import named, paraphrase
+from filelock import FileLock
 from rapidfuzz import fuzz
 
 KINDS = ("named", "paraphrase", "natural")
@@ -100,40 +106,45 @@ def select_pages(root: Path, n: int = 310) -> list[Path]:
     return pages[:n]
 
 
+def _place(src: Path, target: Path) -> None:
+    """Hardlink (or copy, decompressing .gz) src to target atomically."""
+    if target.exists() and src.suffix == ".html" and target.stat().st_size == src.stat().st_size:
+        return
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        if src.suffix == ".gz":
+            raise OSError("compressed pages are copied")
+        os.link(src, tmp)
+    except OSError:
+        with open(tmp, "wb") as fh:
+            fh.write(read_page(src))
+            fh.flush()
+            os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
 def build_corpus(dest: Path | None = None, root: Path | None = None) -> Path:
-    """Copy (hardlink where possible) the selected pages into dest, a folder this module owns."""
+    """Copy (hardlink where possible) the selected pages into dest, a folder this module owns.
+
+    A folder that holds files without this module's marker is refused, never overwritten;
+    a lock keeps two benches building the same folder at once from racing.
+    """
     dest = Path(dest or DEFAULT_DEST)
     pages = select_pages(root or corpus_root())
+    if not pages:
+        raise PgDocsMissing(f"no PostgreSQL reference pages under {root}: pass the html folder")
     if dest.exists() and any(dest.iterdir()) and not (dest / MARKER).exists():
         raise FileExistsError(f"{dest} holds files this bench did not write: pass another dest")
     dest.mkdir(parents=True, exist_ok=True)
-    (dest / MARKER).write_text("written by bench/_pgdocs.py\n", encoding="utf-8")
-    wanted = {page_name(p): p for p in pages}
-    for stale in dest.glob("*.html"):
-        if stale.name not in wanted:
-            stale.unlink()
-    for name, src in wanted.items():
-        target = dest / name
-        if (
-            target.exists()
-            and src.suffix == ".html"
-            and target.stat().st_size == src.stat().st_size
-        ):
-            continue
-        tmp = dest / f".{name}.tmp"
-        tmp.unlink(missing_ok=True)
-        try:
-            if src.suffix == ".gz":
-                raise OSError("compressed")
-            os.link(src, tmp)
-        except OSError:
-            from _pgdocs_parse import read_page
-
-            with open(tmp, "wb") as fh:
-                fh.write(read_page(src))
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, target)
+    with FileLock(dest / ".ragloop-bench.lock"):
+        (dest / MARKER).write_text("written by bench/_pgdocs.py\n", encoding="utf-8")
+        wanted = {page_name(p): p for p in pages}
+        for stale in dest.glob("*.html"):
+            if stale.name not in wanted:
+                stale.unlink()
+        for name, src in wanted.items():
+            _place(src, dest / name)
     return dest
 
 
