@@ -193,3 +193,36 @@ def test_a_near_duplicate_passage_on_another_page_disqualifies_a_snippet():
     assert not sole(index, close[:70], "close.html")  # would fuzzily hit the other page
     index = PageIndex({"close.html": squash(close), "end.html": squash("Unrelated words only.")})
     assert sole(index, close[:70], "close.html")
+
+
+def test_the_shipped_natural_questions_are_well_formed():
+    import json
+
+    rows = [json.loads(line) for line in pg.NATURAL_PATH.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 60
+    assert len({r["question"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["gold_page"].startswith(pg.GROUPS) and r["gold_page"].endswith(".html"), r
+        assert 1 <= len(r["gold_snippets"]) <= 3, r
+        assert all(25 <= len(s) <= 120 for s in r["gold_snippets"]), r
+        assert r["question"].endswith("?"), r
+
+
+REAL = pg._installed()
+
+
+@pytest.mark.skipif(REAL is None, reason="postgresql-doc-15 is not installed")
+def test_real_corpus_questions_keep_every_natural_row_and_never_name_the_target():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a natural row skipped on the real pages is a failure
+        qs = pg.load_questions(REAL)
+    kinds = {k: [q for q in qs if q.kind == k] for k in pg.KINDS}
+    assert len(qs) >= 350 and all(len(v) >= 60 for v in kinds.values())
+    assert not [q for q in kinds["paraphrase"] if mentions(q.question, q.name)]
+    names: dict[str, list[str]] = {}
+    for page in pg.select_pages(REAL):
+        names[page.name] = [t.name for t in parse(page)[1]]
+    leaks = [
+        q.question for q in kinds["natural"] for n in names[q.gold_page] if mentions(q.question, n)
+    ]
+    assert not leaks
