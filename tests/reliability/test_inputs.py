@@ -32,7 +32,7 @@ RUNS = {"n": 0, "failed": 0}
 
 def _csv_text(rows: list[dict[str, str]], duplicate: bool) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv.writer(buf)  # "\r\n" rows: a field holding \r or \n gets quoted
     header = ["user_input", "response"] + (["user_input"] if duplicate else [])
     writer.writerow(header)
     for r in rows:
@@ -143,7 +143,11 @@ def test_corpus_walking_reports_instead_of_crashing(tmp_path, monkeypatch, ledge
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     monkeypatch.setattr(os, "scandir", scandir)
-    report = load_corpus(root)
+    try:
+        report = load_corpus(root)
+    finally:
+        monkeypatch.undo()
+        _remove_chain(root / "d")  # shutil.rmtree (and pytest's cleanup) recurse: too deep
     sources = {c.metadata["source"] for c in report.chunks}
     skipped = dict(report.skipped)
     ledger("corpus: unreadable, deep, symlinked, UTF-16", 5, 0)
@@ -152,6 +156,21 @@ def test_corpus_walking_reports_instead_of_crashing(tmp_path, monkeypatch, ledge
     assert "link.md" not in sources and "outside" in skipped["link.md"]
     assert "Permission denied" in skipped["locked.md"]
     assert "closed/" in skipped and "unreadable folder" in skipped["closed/"]
+
+
+def _remove_chain(top: Path) -> None:
+    """Delete a deep chain of single folders bottom-up, without recursion."""
+    chain = []
+    folder = top
+    while folder.is_dir():
+        chain.append(folder)
+        subs = [p for p in folder.iterdir() if p.is_dir()]
+        for f in folder.iterdir():
+            if f.is_file():
+                f.unlink()
+        folder = subs[0] if subs else folder / "-none-"
+    for folder in reversed(chain):
+        folder.rmdir()
 
 
 @pytest.mark.parametrize(

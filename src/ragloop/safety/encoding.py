@@ -27,7 +27,7 @@ def _bomless_utf16(raw: bytes) -> str | None:
                 text = raw.decode(encoding)
             except UnicodeDecodeError:
                 continue
-            if "\x00" not in text:
+            if text.count("\x00") <= 0.1 * len(text):  # text, perhaps with a stray NUL
                 return encoding
     return None
 
