@@ -119,7 +119,7 @@ def _field_adapter(name: str) -> TypeAdapter[Any]:
     """A validator of one Settings field (type and bounds), strict about bools and NaN."""
     info = Settings.model_fields[name]
     strict = Strict() if info.annotation is int else Field()
-    return TypeAdapter(Annotated[info.annotation, *info.metadata, strict])
+    return TypeAdapter(Annotated[info.annotation, *info.metadata, strict])  # type: ignore[arg-type]
 
 
 def context_of(runtime: Any) -> Context:

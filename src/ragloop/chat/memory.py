@@ -25,7 +25,7 @@ class RedactingSaver(AsyncSqliteSaver):
 
     async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
         secrets = _secrets()
-        clean = dict(checkpoint)
+        clean: Any = dict(checkpoint)
         clean["channel_values"] = redact_value(checkpoint.get("channel_values", {}), secrets)
         return await super().aput(config, clean, redact_value(metadata, secrets), new_versions)
 
