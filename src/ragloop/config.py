@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     chunk_size: int = Field(800, ge=100, le=20000)
     chunk_overlap: int = Field(120, ge=0, le=5000)
     judge_mode: Literal["standard", "second_response"] = "standard"
+    #: a PostgreSQL URL: chat memory (checkpointer) and traces move there (ragloop.serve)
+    database_url: str | None = None
 
     @field_validator("llm")
     @classmethod

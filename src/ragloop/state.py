@@ -6,7 +6,7 @@ Every field is overwritten by the node that owns it; nothing accumulates. The Ty
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
@@ -64,10 +64,11 @@ class State(TypedDict, total=False):
     question: str
     reference: str | None
     reference_contexts: list[str]
-    messages: list[Any]
+    #: the conversation of a thread: user turns (with their standalone question) and answers
+    messages: Annotated[list[dict[str, Any]], merge_messages]
     draft: str
     draft_source: str
-    draft_relevancy: float
+    draft_relevancy: float | None  # None: unmeasured (the decide step says why)
     retrieve: bool
     query: str
     retriever: str
@@ -80,9 +81,44 @@ class State(TypedDict, total=False):
     steps: list[Step]
     answer: str
     citations: list[dict[str, Any]]
-    scores: dict[str, float]
+    scores: dict[str, float | None]  # None: unmeasured; JSON has no NaN (RunResult maps it)
     score_reasons: dict[str, str]  # why each score has its value (or is unmeasured)
     stop_reason: str
+    turn_started: float  # wall-clock start of the turn (epoch seconds), for the trace
+
+
+def _as_message(message: Any) -> dict[str, Any]:
+    """One message as the role/content dict the state keeps (LangChain messages converted)."""
+    if not isinstance(message, dict):
+        role = {"human": "user", "ai": "assistant"}.get(getattr(message, "type", ""), "user")
+        return {"role": role, "content": str(getattr(message, "content", message))}
+    out = dict(message)
+    if "role" not in out:
+        kind = str(out.pop("type", "user"))
+        out["role"] = {"human": "user", "ai": "assistant"}.get(kind, kind)
+    out["content"] = str(out.get("content", ""))
+    return out
+
+
+def merge_messages(old: list[dict[str, Any]] | None, new: Any) -> list[dict[str, Any]]:
+    """The messages reducer: a list that resends the thread's history replaces it, else appends.
+
+    A chat client that resends the whole conversation (``ChatSession``, which also drops a
+    cancelled turn's message) and a server client that sends only the new message (a
+    LangGraph Server thread) both end with one history.
+    """
+    old = list(old or [])
+    added = [_as_message(m) for m in (new if isinstance(new, list) else [new])]
+    if not old:
+        return added
+
+    def key(m: dict[str, Any]) -> tuple[Any, Any]:
+        return m.get("role"), m.get("content")
+
+    resent = len(added) >= 2 and key(added[0]) == key(old[0])
+    if resent or [key(m) for m in added[: len(old)]] == [key(m) for m in old]:
+        return added
+    return old + added
 
 
 def add_step(state: State, node: str, detail: str) -> list[Step]:

@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from ragloop.config import Context
+from ragloop.graph.adapt import both_ways
 from ragloop.graph.routing import after_correct, after_decide, after_judge
 from ragloop.nodes.answer import make_answer
 from ragloop.nodes.base import Deps
@@ -16,30 +17,43 @@ from ragloop.nodes.draft import make_draft
 from ragloop.nodes.judge import make_judge
 from ragloop.nodes.retrieve import make_retrieve
 from ragloop.nodes.score import make_score
+from ragloop.nodes.turn import make_condense, make_remember
 from ragloop.state import State
 
 
 def recursion_limit(max_iterations: int) -> int:
-    """Steps a run can take: 6 straight-line nodes + 3 per corrective loop, plus slack."""
-    return 6 + 3 * max_iterations + 4
+    """Steps a run can take: 8 straight-line nodes + 3 per corrective loop, plus slack."""
+    return 8 + 3 * max_iterations + 4
 
 
 def build_graph(deps: Deps, checkpointer: Any = None) -> Any:
-    """The compiled self-correcting graph over ``deps`` (context schema: ``Context``)."""
+    """The compiled self-correcting graph over ``deps`` (context schema: ``Context``).
+
+    A run is one chat turn: ``condense`` opens it (follow-up -> standalone question) and
+    ``remember`` closes it (answer logged in ``messages``, per-turn inputs cleared).
+    """
     graph = StateGraph(State, context_schema=Context)
-    graph.add_node("draft", make_draft(deps))
-    graph.add_node("decide", make_decide(deps))
-    graph.add_node("retrieve", make_retrieve(deps))
-    graph.add_node("judge", make_judge(deps))
-    graph.add_node("correct", make_correct(deps))
-    graph.add_node("answer", make_answer(deps))
-    graph.add_node("score", make_score(deps))
-    graph.add_edge(START, "draft")
+    nodes = {
+        "condense": make_condense(deps),
+        "draft": make_draft(deps),
+        "decide": make_decide(deps),
+        "retrieve": make_retrieve(deps),
+        "judge": make_judge(deps),
+        "correct": make_correct(deps),
+        "answer": make_answer(deps),
+        "score": make_score(deps),
+        "remember": make_remember(deps),
+    }
+    for name, node in nodes.items():
+        graph.add_node(name, both_ways(name, node))
+    graph.add_edge(START, "condense")
+    graph.add_edge("condense", "draft")
     graph.add_edge("draft", "decide")
     graph.add_conditional_edges("decide", after_decide, ["retrieve", "answer"])
     graph.add_edge("retrieve", "judge")
     graph.add_conditional_edges("judge", after_judge, ["answer", "correct"])
     graph.add_conditional_edges("correct", after_correct, ["retrieve", "answer"])
     graph.add_edge("answer", "score")
-    graph.add_edge("score", END)
+    graph.add_edge("score", "remember")
+    graph.add_edge("remember", END)
     return graph.compile(checkpointer=checkpointer)

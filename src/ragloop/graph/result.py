@@ -40,7 +40,10 @@ class RunResult:
             answer=state.get("answer", ""),
             citations=list(state.get("citations", [])),
             contexts=[dict(c) for c in state.get("contexts", [])],
-            scores=dict(state.get("scores", {})),
+            # the state keeps an unmeasured score as None (JSON); results and tables use NaN
+            scores={
+                k: math.nan if v is None else v for k, v in (state.get("scores") or {}).items()
+            },
             iterations=int(state.get("iteration", 0)),
             actions=[dict(a) for a in state.get("actions", [])],
             steps=[dict(s) for s in state.get("steps", [])],

@@ -18,12 +18,12 @@ def make_decide(deps: Deps) -> Any:
     async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)  # defaults when a caller sent no context
         if ctx.retrieval == "always":
-            return _out(state, True, math.nan, "retrieval=always")
+            return _out(state, True, None, "retrieval=always")
         if ctx.retrieval == "never":
-            return _out(state, False, math.nan, "retrieval=never")
+            return _out(state, False, None, "retrieval=never")
         draft = state.get("draft", "")
         if state.get("draft_source") == "none" or not draft:
-            return _out(state, True, math.nan, "the draft is noncommittal")
+            return _out(state, True, None, "the draft is noncommittal")
         scored = await deps.strategies.draft_relevancy(state["question"], draft)
         relevancy = scored.value
         if scored.reason == "noncommittal":
@@ -47,10 +47,13 @@ def make_decide(deps: Deps) -> Any:
     return decide
 
 
-def _out(state: State, retrieve: bool, relevancy: float, why: str) -> dict[str, Any]:
+def _out(state: State, retrieve: bool, relevancy: float | None, why: str) -> dict[str, Any]:
     verb = "retrieve" if retrieve else "answer from the draft"
     return {
         "retrieve": retrieve,
-        "draft_relevancy": relevancy,
+        # None when unmeasured (the step says why): the state is JSON, which has no NaN
+        "draft_relevancy": relevancy
+        if relevancy is not None and math.isfinite(relevancy)
+        else None,
         "steps": add_step(state, "decide", f"{verb}: {why}"),
     }

@@ -18,7 +18,9 @@ def make_draft(deps: Deps) -> Any:
         ctx = context_of(runtime)  # defaults when a caller sent no context
         question = state["question"]
         result = await deps.strategies.draft(question, ctx.prompts.get("draft"))
-        start: State = {"iteration": 0, "steps": []}
+        # the path starts fresh each turn; only the condense step of this turn is kept
+        condensed = [s for s in state.get("steps", []) if s.get("node") == "condense"]
+        start: State = {"iteration": 0, "steps": condensed}
         how = {"llm": "closed-book LLM answer", "cache": "answer cache hit", "none": "no draft"}
         detail = f"{how.get(result.source, result.source)}" + (
             " (noncommittal)" if result.noncommittal else ""

@@ -44,7 +44,8 @@ def make_score(deps: Deps) -> Any:
         }
         shown = ", ".join(f"{k}={v:.2f}" for k, v in scores.items() if not math.isnan(v))
         return {
-            "scores": scores,
+            # unmeasured is None in the state (JSON has no NaN); RunResult turns it back to NaN
+            "scores": {k: (None if math.isnan(v) else v) for k, v in scores.items()},
             "score_reasons": reasons,
             "steps": add_step(state, "score", shown or "nothing to score"),
         }

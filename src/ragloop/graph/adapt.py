@@ -1,0 +1,51 @@
+"""Node adapters: every node runs under ``invoke`` and ``ainvoke``, and writes JSON-safe state.
+
+The nodes are coroutines; LangGraph only calls a sync function under ``invoke`` (the sync
+checkpointers need it), so each node gets a sync twin that runs the coroutine on ragloop's
+one background loop. A float that is NaN or infinite in an update becomes ``None``: Postgres
+JSONB and strict JSON refuse NaN, and the state says "unmeasured" with ``None`` plus a reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.runtime import Runtime
+
+from ragloop._async import run_sync
+
+__all__ = ["both_ways", "json_safe"]
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every NaN/inf float replaced by None (containers copied, rest kept)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+NodeFn = Callable[..., Awaitable[dict[str, Any]]]
+
+
+def both_ways(name: str, node: NodeFn) -> Any:
+    """A LangGraph node with a sync and an async body around the coroutine ``node``."""
+    from langgraph._internal._runnable import RunnableCallable
+
+    takes_config = "config" in node.__code__.co_varnames[: node.__code__.co_argcount]
+
+    async def arun(state: Any, runtime: Runtime[Any], config: RunnableConfig) -> Any:
+        args = (state, runtime, config) if takes_config else (state, runtime)
+        return json_safe(await node(*args))
+
+    def run(state: Any, runtime: Runtime[Any], config: RunnableConfig) -> Any:
+        return run_sync(arun(state, runtime, config))
+
+    run.__name__ = arun.__name__ = name
+    return RunnableCallable(run, arun, name=name, trace=False)

@@ -1,0 +1,134 @@
+"""The graph as LangGraph expects it: JSON state, sync and async, any context, a thread = a chat."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from ragloop.config import load_settings
+from ragloop.graph.builder import build_graph
+from ragloop.pipeline import build_pipeline
+from ragloop.retrievers.index import build_index
+from ragloop.state import merge_messages
+
+QUESTIONS = [
+    "How fast is the P-40 pump?",
+    "When does valve V-7 close?",
+    "What is the capital of the moon's third ocean?",
+]
+
+
+@pytest.fixture(scope="module")
+def pipe(tmp_path_factory, wordllama):
+    tmp = tmp_path_factory.mktemp("citizen")
+    corpus = tmp / "corpus"
+    corpus.mkdir()
+    (corpus / "pumps.md").write_text("# Pumps\n\nThe P-40 pump moves 40 litres per minute.")
+    (corpus / "valves.md").write_text("# Valves\n\nValve V-7 closes when pressure tops 3 bar.")
+    build_index(corpus, wordllama, "wordllama", tmp / "idx")
+    settings = load_settings(index_dir=tmp / "idx", web="off")
+    return build_pipeline(settings, env={}, embeddings=wordllama)
+
+
+def _strict_json(value):
+    return json.dumps(value, allow_nan=False)  # raises on NaN/inf, as Postgres JSONB does
+
+
+@pytest.mark.parametrize("retrieval", ["auto", "always", "never"])
+def test_every_update_is_strict_json(pipe, retrieval):
+    graph = build_graph(pipe.deps)
+    ctx = {"retrieval": retrieval, "max_iterations": 2}
+    for question in QUESTIONS:
+        for chunk in graph.stream({"question": question}, context=ctx, stream_mode="updates"):
+            _strict_json(chunk)
+        final = graph.invoke({"question": question}, context=ctx)
+        _strict_json(final)
+        assert final["answer"]
+        if retrieval != "auto":
+            assert final["draft_relevancy"] is None  # unmeasured, and the step says why
+            assert f"retrieval={retrieval}" in final["steps"][1]["detail"]
+
+
+def test_invoke_and_ainvoke_with_and_without_context(pipe):
+    graph = build_graph(pipe.deps)
+    q = {"question": QUESTIONS[0]}
+    results = [
+        graph.invoke(q),
+        graph.invoke(q, context={"k": 2}),
+        asyncio.run(graph.ainvoke(q)),
+        asyncio.run(graph.ainvoke(q, context=pipe.context)),
+    ]
+    answers = {r["answer"] for r in results}
+    assert len(answers) >= 1 and all("40 litres" in a for a in answers)
+    assert all(r["stop_reason"] for r in results)
+
+
+def test_unmeasured_scores_are_none_in_state_and_nan_in_results(pipe):
+    result = pipe.run(QUESTIONS[2], retrieval="never")
+    assert result.scores["context_recall"] != result.scores["context_recall"]  # NaN
+    assert "no retrieval" in result.score_reasons["context_recall"]
+    state = build_graph(pipe.deps).invoke(
+        {"question": QUESTIONS[2]}, context={"retrieval": "never"}
+    )
+    assert state["scores"]["context_recall"] is None
+
+
+def test_schemas_are_published(pipe):
+    graph = build_graph(pipe.deps)
+    props = graph.get_input_jsonschema()["properties"]
+    assert {"question", "reference", "messages"} <= set(props)
+    assert "answer" in graph.get_output_jsonschema()["properties"]
+    assert "max_iterations" in graph.get_context_jsonschema()["properties"]
+
+
+def test_a_thread_is_a_chat_reference_does_not_carry_over(pipe):
+    graph = build_graph(pipe.deps, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t1"}}
+    first = graph.invoke(
+        {"question": QUESTIONS[0], "reference": "The P-40 pump moves 40 litres per minute."},
+        cfg,
+        context={"retrieval": "always"},
+    )
+    assert first["judgment"]["mode"] == "development"
+    second = graph.invoke({"question": QUESTIONS[1]}, cfg, context={"retrieval": "always"})
+    assert second["judgment"]["mode"] == "service"  # the first turn's reference is gone
+    roles = [m["role"] for m in second["messages"]]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    assert second["messages"][1]["content"] == first["answer"]
+    assert second["messages"][2]["content"] == QUESTIONS[1]
+
+
+def test_follow_up_is_condensed_on_the_thread(pipe):
+    graph = build_graph(pipe.deps, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t2"}}
+    graph.invoke({"question": "How fast is the P-40 pump?"}, cfg)
+    follow = graph.invoke({"messages": [{"role": "user", "content": "and what about V-7?"}]}, cfg)
+    assert follow["question"] != "and what about V-7?"
+    assert "V-7" in follow["question"]
+    assert follow["steps"][0]["node"] == "condense"
+    user = follow["messages"][-2]
+    assert user["content"] == "and what about V-7?" and user["standalone"] == follow["question"]
+
+
+def test_merge_messages_replaces_a_resent_history_and_appends_a_new_message():
+    old = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    resent = [*old, {"role": "user", "content": "c", "standalone": "c?"}]
+    assert merge_messages(old, resent) == resent
+    assert merge_messages(old, [{"type": "human", "content": "c"}]) == [
+        *old,
+        {"role": "user", "content": "c"},
+    ]
+    assert merge_messages(old, []) == old
+
+
+def test_merge_messages_a_resent_history_drops_a_cancelled_turn():
+    old = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "cancelled"},
+    ]
+    resent = [*old[:2], {"role": "user", "content": "again"}]
+    assert merge_messages(old, resent) == resent
