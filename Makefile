@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 export OPENBLAS_NUM_THREADS ?= 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo demo-experiment test test-local-llm lint format bench clean strip-notebooks
+.PHONY: help demo demo-experiment serve test test-local-llm lint format bench clean strip-notebooks
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ demo: $(STAMP) ## set up .venv, build the demo index and answer three demo quest
 
 demo-experiment: $(STAMP) ## compare retriever orders x judge modes offline on the demo QA set (.ragloop/experiments/demo)
 	$(BIN)/ragloop experiment experiments/demo.toml
+
+serve: $(STAMP) ## serve the graph on LangGraph Server (langgraph dev) at 127.0.0.1:2024, offline
+	$(BIN)/ragloop serve --port $(or $(PORT),2024)
 
 test: $(STAMP) ## set up .venv and run the whole test suite (offline)
 	$(BIN)/python -m pytest

@@ -87,12 +87,16 @@ class Pipeline:
             config=config,
             context=ctx,
         )
-        return RunResult.from_state(
+        result = RunResult.from_state(
             state,
             llm_calls=counter.calls,
             tokens=counter.tokens,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
+        # the graph clears the per-turn inputs when the turn ends; the result keeps this run's
+        result.reference = reference
+        result.reference_contexts = list(reference_contexts or [])
+        return result
 
     def run(self, question: str, **kwargs: Any) -> RunResult:
         """Sync ``arun`` (also inside a running event loop)."""

@@ -132,3 +132,9 @@ def test_merge_messages_a_resent_history_drops_a_cancelled_turn():
     ]
     resent = [*old[:2], {"role": "user", "content": "again"}]
     assert merge_messages(old, resent) == resent
+
+
+def test_pipeline_result_keeps_the_runs_reference(pipe):
+    result = pipe.run(QUESTIONS[0], reference="The P-40 pump moves 40 litres per minute.")
+    assert result.reference == "The P-40 pump moves 40 litres per minute."
+    assert result.to_sample().reference == result.reference

@@ -1,0 +1,52 @@
+"""``ragloop serve``: the graph on LangGraph Server (``langgraph dev``), offline, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import typer
+
+from ragloop.cli import app, console, friendly
+
+
+@app.command()
+@friendly
+def serve(
+    port: int = typer.Option(2024, "--port", help="port on 127.0.0.1"),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+    corpus: Path = typer.Option(
+        None, "--corpus", help="corpus folder (RAGLOOP_CORPUS_DIR; default: the index's)"
+    ),
+    database_url: str = typer.Option(
+        None,
+        "--database-url",
+        help="Postgres for traces (RAGLOOP_DATABASE_URL)",
+        show_default=False,
+    ),
+) -> None:
+    """Serve the graph with LangGraph Server: threads are chats, runs are turns, all traced."""
+    from ragloop.config import load_settings
+    from ragloop.serve.dev import dev_command, server_env, write_config
+    from ragloop.serve.traces import safe_url
+
+    settings = load_settings(corpus_dir=corpus, database_url=database_url)  # checked first
+    config = write_config(Path(settings.data_dir).resolve() / "server")
+    extra = {"RAGLOOP_DATA_DIR": str(Path(settings.data_dir).resolve())}
+    if corpus is not None:
+        extra["RAGLOOP_CORPUS_DIR"] = str(corpus.resolve())
+    if database_url:
+        extra["RAGLOOP_DATABASE_URL"] = database_url
+    extra["RAGLOOP_INDEX_DIR"] = str(Path(settings.index_dir).resolve())
+    traces = safe_url(settings.database_url) if settings.database_url else "traces.sqlite"
+    console.print(
+        f"LangGraph Server on http://{host}:{port} (graph 'ragloop', traces in {traces})",
+        markup=False,
+        highlight=False,
+    )
+    cmd = dev_command(config, host=host, port=port)
+    env = server_env(extra)
+    try:
+        raise typer.Exit(subprocess.call(cmd, env=env, cwd=str(config.parent)))
+    except KeyboardInterrupt:
+        raise typer.Exit(0) from None

@@ -1,0 +1,92 @@
+"""Start ``langgraph dev`` (LangGraph Server, in-memory runtime) offline on 127.0.0.1.
+
+The server itself makes no outside connection with these settings: no CLI analytics, no
+version check, no LangSmith tracing, no browser, no reloader. Used by ``ragloop serve``,
+``make serve``, the server tests and ``bench/server_load.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ragloop.errors import RagloopError
+
+__all__ = ["OFFLINE_ENV", "dev_command", "start_dev_server", "wait_ready", "write_config"]
+
+#: what keeps ``langgraph dev`` off the network
+OFFLINE_ENV = {
+    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    "LANGGRAPH_NO_VERSION_CHECK": "1",
+    "LANGSMITH_TRACING": "false",
+    "LANGCHAIN_TRACING_V2": "false",
+    "LANGSMITH_API_KEY": "",
+}
+
+
+def write_config(folder: Path) -> Path:
+    """A ``langgraph.json`` naming the installed ragloop graph factory, written atomically."""
+    from ragloop.safety.atomic import atomic_write_text
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "langgraph.json"
+    spec = {"dependencies": ["."], "graphs": {"ragloop": "ragloop.graph.server:make_graph"}}
+    atomic_write_text(path, json.dumps(spec, indent=2) + "\n")
+    return path
+
+
+def dev_command(config: Path, host: str = "127.0.0.1", port: int = 2024) -> list[str]:
+    """The ``langgraph dev`` command line for ``config`` (an error says what to install)."""
+    exe = shutil.which("langgraph", path=str(Path(sys.executable).parent)) or shutil.which(
+        "langgraph"
+    )
+    if exe is None:
+        raise RagloopError("langgraph dev is missing: pip install 'ragloop[server]'")
+    return [
+        exe, "dev", "--host", host, "--port", str(port), "--config", str(config),
+        "--no-browser", "--no-reload", "--allow-blocking",
+    ]  # fmt: skip
+
+
+def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for the server: ours plus the offline switches plus ``extra``."""
+    return {**os.environ, **OFFLINE_ENV, **(extra or {})}
+
+
+def start_dev_server(
+    config: Path, port: int, env: Mapping[str, str] | None = None, log: Path | None = None
+) -> subprocess.Popen[Any]:
+    """``langgraph dev`` as a child process (its own process group) logging to ``log``."""
+    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
+    return subprocess.Popen(
+        dev_command(config, port=port),
+        env=server_env(env),
+        cwd=str(config.parent),
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def wait_ready(port: int, proc: subprocess.Popen[Any], timeout_s: float = 120.0) -> None:
+    """Wait until the server answers ``/ok`` on 127.0.0.1:``port`` (or died, or timed out)."""
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RagloopError(f"langgraph dev exited with code {proc.returncode}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/ok", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise RagloopError(f"langgraph dev did not answer on port {port} within {timeout_s:.0f} s")

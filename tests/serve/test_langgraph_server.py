@@ -1,0 +1,156 @@
+"""The graph on LangGraph Server (``langgraph dev``), driven through its own client, offline.
+
+One server for the module (started once, stopped at the end): threads, runs.wait, streamed
+updates, two turns on one thread, per-run context validated like settings, traces recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langgraph_sdk", reason="langgraph-sdk missing: pip install 'ragloop[server]'")
+pytest.importorskip(
+    "langgraph_api", reason="langgraph-cli[inmem] missing: pip install 'ragloop[server]'"
+)
+
+from langgraph_sdk import get_client  # noqa: E402
+
+from ragloop.chat.traces import TraceStore  # noqa: E402
+from ragloop.serve.dev import start_dev_server, wait_ready, write_config  # noqa: E402
+
+CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
+Q1 = "How much does an interlibrary loan cost?"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    if (
+        shutil.which("langgraph") is None
+        and not (Path(__import__("sys").executable).parent / "langgraph").exists()
+    ):
+        pytest.skip("langgraph CLI missing: pip install 'ragloop[server]'")
+    tmp = tmp_path_factory.mktemp("server")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        "RAGLOOP_CORPUS_DIR": str(CORPUS),
+        "RAGLOOP_INDEX_DIR": str(tmp / "idx"),
+        "RAGLOOP_DATA_DIR": str(tmp / "data"),
+        "RAGLOOP_WEB": "off",
+        "RAGLOOP_EMBEDDINGS": "wordllama",
+        # any outside connection would fail at once instead of leaving the test offline by luck
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+    proc = start_dev_server(write_config(tmp / "srv"), port, env, log=tmp / "server.log")
+    try:
+        wait_ready(port, proc)
+        yield {"url": f"http://127.0.0.1:{port}", "data": tmp / "data", "log": tmp / "server.log"}
+    finally:
+        import os
+        import signal
+
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except Exception:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def test_thread_two_turns_streamed_and_traced(server):
+    async def go():
+        client = get_client(url=server["url"])
+        thread = (await client.threads.create())["thread_id"]
+        first = await client.runs.wait(thread, "ragloop", input={"question": Q1})
+        nodes = []
+        async for part in client.runs.stream(
+            thread,
+            "ragloop",
+            input={"question": "and how long does that take?"},
+            stream_mode="updates",
+        ):
+            if part.event == "updates":
+                nodes.extend(part.data)
+        state = (await client.threads.get_state(thread))["values"]
+        return thread, first, nodes, state
+
+    thread, first, nodes, state = _run(go())
+    assert "EUR" in first["answer"] and first["citations"]
+    assert nodes[0] == "condense" and nodes[-1] == "remember" and "judge" in nodes
+    messages = state["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant"] * 2
+    assert messages[2]["standalone"] == state["question"] != "and how long does that take?"
+    rows = TraceStore(server["data"] / "traces.sqlite").turns(thread=thread)
+    assert [r.original for r in rows] == [Q1, "and how long does that take?"]
+    assert all(r.source == "server" for r in rows)
+
+
+def test_per_run_context_and_defaults(server):
+    async def go():
+        client = get_client(url=server["url"])
+        out = {}
+        for name, ctx in {
+            "default": None,
+            "capped": {"retrievers": ["sparse", "dense"], "k": 2, "max_iterations": 0,
+                       "retrieval": "always", "judge_mode": "second_response"},
+        }.items():  # fmt: skip
+            thread = (await client.threads.create())["thread_id"]
+            kwargs = {"context": ctx} if ctx else {}
+            out[name] = await client.runs.wait(thread, "ragloop", input={"question": Q1}, **kwargs)
+        return out
+
+    out = _run(go())
+    assert out["default"]["answer"] and out["default"]["iteration"] <= 3
+    capped = out["capped"]
+    assert capped["tried"][0][0] == "sparse"  # the order the context chose
+    assert len(capped["candidates"]) <= 2 and capped["iteration"] == 0
+    assert capped["stop_reason"] in ("sufficient", "max_iterations")
+
+
+@pytest.mark.parametrize(
+    "ctx, needle",
+    [
+        ({"judge_mode": "bogus"}, "judge_mode"),
+        ({"k": -1}, "'k'"),
+        ({"max_iterations": "three"}, "max_iterations"),
+        ({"max_iterations": 500}, "max_iterations"),
+        ({"retrievers": ["nope"]}, "nope"),
+    ],
+)
+def test_bad_context_is_a_clear_error(server, ctx, needle):
+    async def go():
+        client = get_client(url=server["url"])
+        thread = (await client.threads.create())["thread_id"]
+        try:
+            result = await client.runs.wait(thread, "ragloop", input={"question": Q1}, context=ctx)
+        except Exception as exc:  # the SDK raises the run's error
+            return str(exc)
+        return str(result)
+
+    message = _run(go())
+    assert needle in message and ("context" in message or "retriever" in message)
+
+
+def test_schemas_are_published(server):
+    async def go():
+        client = get_client(url=server["url"])
+        (assistant,) = await client.assistants.search(graph_id="ragloop")
+        return await client.assistants.get_schemas(assistant["assistant_id"])
+
+    schemas = _run(go())
+    assert "question" in schemas["input_schema"]["properties"]
+    assert "answer" in schemas["output_schema"]["properties"]
+    assert "max_iterations" in schemas["context_schema"]["properties"]
