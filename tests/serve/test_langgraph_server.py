@@ -32,7 +32,7 @@ Q1 = "How much does an interlibrary loan cost?"
 def server(tmp_path_factory):
     if (
         shutil.which("langgraph") is None
-        and not (Path(__import__("sys").executable).parent / "langgraph").exists()
+        and not (Path(sys.executable).parent / "langgraph").exists()
     ):
         pytest.skip("langgraph CLI missing: pip install 'ragloop[server]'")
     tmp = tmp_path_factory.mktemp("server")
