@@ -126,7 +126,14 @@ def parse_file(path: str | Path) -> ParsedDocument:
         doc = parse_pdf(raw, path)
     else:
         text, warnings = decode(raw)
-        doc = parse_text(text, path, fmt)
+        try:
+            doc = parse_text(text, path, fmt)
+        except DocumentError:
+            raise
+        except Exception as exc:  # a parser bug on one odd file: report it, index the rest
+            raise DocumentError(
+                f"could not be parsed as {fmt} ({type(exc).__name__}: {exc})"
+            ) from exc
         doc.warnings.extend(warnings)
     if not any(s.blocks for s in doc.sections):
         raise DocumentError(EMPTY_AFTER_PARSING.get(fmt, "no text once the markup is read"))
