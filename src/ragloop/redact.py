@@ -46,14 +46,16 @@ def redact_text(
 def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
     """``value`` with every string inside it (dict keys and values, lists, tuples) redacted.
 
-    Other objects pass through; an exception becomes a ``RuntimeError`` of its redacted text
-    (its type name kept in the text), so a stored error never carries a key.
+    Other objects pass through; an exception that carries a secret becomes a ``RuntimeError``
+    of its redacted text (its type name kept in the text), so a stored error never holds a key.
     """
     secrets = list(secrets)
     if isinstance(value, str):
         return redact_text(value, secrets)
-    if isinstance(value, BaseException):
-        return RuntimeError(redact_text(f"{type(value).__name__}: {value}", secrets))
+    if isinstance(value, Exception):  # kept as it is unless it carries a secret
+        text = f"{type(value).__name__}: {value}"
+        clean = redact_text(text, secrets)
+        return value if clean == text else RuntimeError(clean)
     if isinstance(value, Mapping):
         return {redact_value(k, secrets): redact_value(v, secrets) for k, v in value.items()}
     if isinstance(value, list):
