@@ -19,7 +19,15 @@ from typing import Any
 
 from ragloop.errors import RagloopError
 
-__all__ = ["OFFLINE_ENV", "dev_command", "start_dev_server", "wait_ready", "write_config"]
+__all__ = [
+    "OFFLINE_ENV",
+    "dev_command",
+    "server_env",
+    "start_dev_server",
+    "stop_server",
+    "wait_ready",
+    "write_config",
+]
 
 #: what keeps ``langgraph dev`` off the network
 OFFLINE_ENV = {
@@ -31,18 +39,31 @@ OFFLINE_ENV = {
 }
 
 
-def write_config(folder: Path) -> Path:
-    """A ``langgraph.json`` naming the installed ragloop graph factory, written atomically."""
+def write_config(folder: Path, *, postgres: bool = False) -> Path:
+    """A ``langgraph.json`` naming the installed ragloop graph factory, written atomically.
+
+    ``postgres``: threads live in the Postgres checkpointer at ``RAGLOOP_DATABASE_URL``
+    (``ragloop.serve.memory.server_checkpointer``) instead of the server's memory.
+    """
     from ragloop.safety.atomic import atomic_write_text
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "langgraph.json"
-    spec = {"dependencies": ["."], "graphs": {"ragloop": "ragloop.graph.server:make_graph"}}
+    spec: dict[str, Any] = {
+        "dependencies": ["."],
+        "graphs": {"ragloop": "ragloop.graph.server:make_graph"},
+    }
+    if postgres:
+        from ragloop.serve import memory  # the server loads a checkpointer by file path
+
+        spec["checkpointer"] = {"path": f"{Path(memory.__file__).resolve()}:server_checkpointer"}
     atomic_write_text(path, json.dumps(spec, indent=2) + "\n")
     return path
 
 
-def dev_command(config: Path, host: str = "127.0.0.1", port: int = 2024) -> list[str]:
+def dev_command(
+    config: Path, host: str = "127.0.0.1", port: int = 2024, jobs: int | None = None
+) -> list[str]:
     """The ``langgraph dev`` command line for ``config`` (an error says what to install)."""
     exe = shutil.which("langgraph", path=str(Path(sys.executable).parent)) or shutil.which(
         "langgraph"
@@ -52,6 +73,7 @@ def dev_command(config: Path, host: str = "127.0.0.1", port: int = 2024) -> list
     return [
         exe, "dev", "--host", host, "--port", str(port), "--config", str(config),
         "--no-browser", "--no-reload", "--allow-blocking",
+        *(["--n-jobs-per-worker", str(jobs)] if jobs else []),
     ]  # fmt: skip
 
 
@@ -61,12 +83,16 @@ def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def start_dev_server(
-    config: Path, port: int, env: Mapping[str, str] | None = None, log: Path | None = None
+    config: Path,
+    port: int,
+    env: Mapping[str, str] | None = None,
+    log: Path | None = None,
+    jobs: int | None = None,
 ) -> subprocess.Popen[Any]:
     """``langgraph dev`` as a child process (its own process group) logging to ``log``."""
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - owned by the child
     return subprocess.Popen(
-        dev_command(config, port=port),
+        dev_command(config, port=port, jobs=jobs),
         env=server_env(env),
         cwd=str(config.parent),
         stdout=out,
@@ -90,3 +116,17 @@ def wait_ready(port: int, proc: subprocess.Popen[Any], timeout_s: float = 120.0)
             pass
         time.sleep(0.3)
     raise RagloopError(f"langgraph dev did not answer on port {port} within {timeout_s:.0f} s")
+
+
+def stop_server(proc: subprocess.Popen[Any]) -> None:
+    """Stop a server started by ``start_dev_server`` (its process group): TERM, then KILL."""
+    import signal
+
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)

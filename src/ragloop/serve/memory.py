@@ -58,3 +58,16 @@ async def async_postgres_saver(url: str) -> AsyncIterator[Any]:
         yield saver
     finally:
         await cm.__aexit__(None, None, None)
+
+
+@contextlib.asynccontextmanager
+async def server_checkpointer() -> AsyncIterator[Any]:
+    """LangGraph Server's checkpointer (``langgraph.json`` "checkpointer"): Postgres at
+    ``RAGLOOP_DATABASE_URL``, so every replica reads and writes the same threads."""
+    import os
+
+    url = os.environ.get("RAGLOOP_DATABASE_URL", "")
+    if not url:
+        raise RagloopError("the server's Postgres checkpointer needs RAGLOOP_DATABASE_URL")
+    async with async_postgres_saver(url) as saver:
+        yield saver
