@@ -22,7 +22,7 @@ pytest.importorskip(
 from langgraph_sdk import get_client  # noqa: E402
 
 from ragloop.chat.traces import TraceStore  # noqa: E402
-from ragloop.serve.dev import start_dev_server, wait_ready, write_config  # noqa: E402
+from ragloop.serve.dev import start_dev_server, stop_server, wait_ready, write_config  # noqa: E402
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 Q1 = "How much does an interlibrary loan cost?"
@@ -55,15 +55,7 @@ def server(tmp_path_factory):
         wait_ready(port, proc)
         yield {"url": f"http://127.0.0.1:{port}", "data": tmp / "data", "log": tmp / "server.log"}
     finally:
-        import os
-        import signal
-
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except Exception:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+        stop_server(proc)
 
 
 def _run(coro):

@@ -1,0 +1,70 @@
+"""Two LangGraph Server replicas, one Postgres: a thread's second turn on the other replica."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "langgraph_api", reason="langgraph-cli[inmem] missing: pip install 'ragloop[server]'"
+)
+
+from langgraph_sdk import get_client  # noqa: E402
+
+from ragloop.serve.dev import start_dev_server, stop_server, wait_ready, write_config  # noqa: E402
+from ragloop.serve.traces import PgTraceStore  # noqa: E402
+
+CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
+
+
+def _port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_thread_continues_on_another_replica(pg_url, tmp_path):
+    env = {
+        "RAGLOOP_CORPUS_DIR": str(CORPUS),
+        "RAGLOOP_INDEX_DIR": str(tmp_path / "idx"),
+        "RAGLOOP_DATA_DIR": str(tmp_path / "data"),
+        "RAGLOOP_WEB": "off",
+        "RAGLOOP_EMBEDDINGS": "wordllama",
+        "RAGLOOP_DATABASE_URL": pg_url,
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+    config = write_config(tmp_path / "srv", postgres=True)
+    ports = [_port(), _port()]
+    procs = [start_dev_server(config, p, env, log=tmp_path / f"{p}.log") for p in ports]
+    thread = str(uuid.uuid4())
+
+    async def go():
+        a, b = (get_client(url=f"http://127.0.0.1:{p}") for p in ports)
+        await a.threads.create(thread_id=thread)
+        await a.runs.wait(
+            thread, "ragloop", input={"question": "How much does an interlibrary loan cost?"}
+        )
+        await b.threads.create(thread_id=thread, if_exists="do_nothing")
+        return await b.runs.wait(
+            thread, "ragloop", input={"question": "and how long does that take?"}
+        )
+
+    try:
+        for port, proc in zip(ports, procs, strict=True):
+            wait_ready(port, proc)
+        second = asyncio.run(go())
+    finally:
+        for proc in procs:
+            stop_server(proc)
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant"] * 2
+    assert "interlibrary" in second["question"].lower()  # condensed from replica A's turn
+    rows = PgTraceStore(pg_url).turns(thread=thread)
+    assert [r.original for r in rows] == [
+        "How much does an interlibrary loan cost?",
+        "and how long does that take?",
+    ]
