@@ -286,3 +286,16 @@ def test_pdf_running_headers_and_page_numbers_are_dropped(tmp_path):
         f"Step {n} of the procedure is described here." for n in range(1, 4)
     ]
     assert [s.page for s in doc.sections] == [1, 2, 3]
+
+
+def test_small_neighbouring_sections_share_a_chunk_under_their_common_path():
+    doc = parse_file(FIXTURES / "guide.md")
+    [chunk] = chunk_document(doc, "guide.md", chunk_size=800, chunk_overlap=50)
+    assert chunk.metadata["title"] == "Widget Guide" and chunk.metadata["section"] == 0
+    text = chunk.page_content
+    assert text.startswith("# Widget Guide\n\nWidgets are small parts")
+    assert "\n\n## Installing\n\nInstall with pip:" in text
+    assert "\n\n## Configuring\n\nkey | meaning" in text
+    apart = chunk_document(doc, "guide.md", chunk_size=150, chunk_overlap=20)
+    assert [c.metadata["title"] for c in apart][:2] == ["Widget Guide", "Widget Guide › Installing"]
+    assert all("## " not in c.page_content for c in apart)  # nothing to pack at this size

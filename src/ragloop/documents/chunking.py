@@ -57,6 +57,37 @@ def section_chunks(section: Section, size: int, overlap: int) -> list[list[Block
     return chunks
 
 
+def _common(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    first = paths[0]
+    n = 0
+    while n < len(first) and all(len(p) > n and p[n] == first[n] for p in paths):
+        n += 1
+    return first[:n]
+
+
+def _groups(
+    doc: ParsedDocument, size: int, overlap: int
+) -> list[list[tuple[Section, list[Block]]]]:
+    """Pieces of sections in order; small neighbouring sections (same page) share a chunk."""
+    groups: list[list[tuple[Section, list[Block]]]] = []
+    length = 0
+    for section in doc.sections:
+        pieces = section_chunks(section, size, overlap)
+        if len(pieces) == 1:
+            cost = sum(len(render_block(b)) + 2 for b in pieces[0]) + len(section.title) + 4
+            last = groups[-1] if groups else None
+            if last and length + cost <= size and last[-1][0].page == section.page:
+                last.append((section, pieces[0]))
+                length += cost
+                continue
+            groups.append([(section, pieces[0])])
+            length = cost + len(section.title)
+            continue
+        groups.extend([(section, blocks)] for blocks in pieces)
+        length = size  # a long section's pieces take no neighbours
+    return groups
+
+
 def chunk_document(
     doc: ParsedDocument,
     source: str,
@@ -66,26 +97,38 @@ def chunk_document(
 ) -> list[Document]:
     """Chunks with ids ``<source>#<n>``; each text starts with its heading path as a # line.
 
+    A section never shares a chunk with part of another; small neighbouring sections are
+    packed together up to ``chunk_size`` (their common heading path titles the chunk, each
+    keeps its own heading as a ## line), so a page of one-line entries is not 50 tiny chunks.
+
     Metadata: ``id``, ``source``, ``title`` (heading path joined with " › "), ``chunk`` (n),
-    ``section`` (index of the section in the document), ``page`` (PDF page or None),
-    ``anchor`` and ``has_code``.
+    ``section`` (index of the chunk's first section in the document), ``page`` (PDF page or
+    None), ``anchor`` and ``has_code``.
     """
     out: list[Document] = []
-    for number, section in enumerate(doc.sections):
-        title = SEPARATOR.join(section.heading_path) or doc.title
-        for blocks in section_chunks(section, chunk_size, chunk_overlap):
-            n = len(out)
+    index = {id(s): n for n, s in enumerate(doc.sections)}
+    for group in _groups(doc, chunk_size, chunk_overlap):
+        common = _common([s.heading_path for s, _ in group]) if len(group) > 1 else None
+        title = SEPARATOR.join(common if common is not None else group[0][0].heading_path)
+        title = title or doc.title
+        parts = []
+        for section, blocks in group:
+            rest = section.heading_path[len(common) :] if common is not None else ()
             body = "\n\n".join(render_block(b) for b in blocks)
-            meta = {
-                "id": f"{source}#{n}",
-                "source": source,
-                "title": title,
-                "chunk": n,
-                "section": number,
-                "page": section.page,
-                "anchor": section.anchor,
-                "has_code": any(b.kind == "code" for b in blocks),
-            }
-            text = f"# {title}\n\n{body}" if title else body
-            out.append(Document(id=meta["id"], page_content=text, metadata=meta))
+            parts.append(f"## {SEPARATOR.join(rest)}\n\n{body}" if rest else body)
+        first = group[0][0]
+        n = len(out)
+        meta = {
+            "id": f"{source}#{n}",
+            "source": source,
+            "title": title,
+            "chunk": n,
+            "section": index[id(first)],
+            "page": first.page,
+            "anchor": first.anchor,
+            "has_code": any(b.kind == "code" for _, blocks in group for b in blocks),
+        }
+        body = "\n\n".join(parts)
+        text = f"# {title}\n\n{body}" if title else body
+        out.append(Document(id=meta["id"], page_content=text, metadata=meta))
     return out
