@@ -23,6 +23,7 @@ from ragloop.cli import (
     progress_bar,
 )
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
+from ragloop.safety.console import plain, shown
 
 SHOWN_BAD_ROWS = 5
 #: exit status of an eval that measured no row of any metric
@@ -60,16 +61,18 @@ def print_result(result: Any) -> None:
         table.add_column(column, overflow="fold")
     for name, s in result.metrics.items():
         reasons = "; ".join(f"{r['kind']} x{r['count']}" for r in s.nan_reasons[:3]) or "-"
-        table.add_row(name, _fmt(s.mean), f"{s.measured}/{s.total}", f"{s.coverage:.0%}", reasons)
+        table.add_row(
+            name, _fmt(s.mean), f"{s.measured}/{s.total}", f"{s.coverage:.0%}", plain(reasons)
+        )
     console.print(table)
     for note in result.notes:
-        console.print(f"[dim]note:[/] {note}", highlight=False)
+        console.print(f"[dim]note:[/] {shown(note)}", highlight=False)
     for error in result.errors:
-        err_console.print(f"[bold red]error:[/] {error}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {shown(error)}", highlight=False)
     if result.bad_rows:
         console.print(f"bad rows: {len(result.bad_rows)}", highlight=False)
         for bad in result.bad_rows[:SHOWN_BAD_ROWS]:
-            console.print(f"  row {bad.index}: {bad.reason}", highlight=False, markup=False)
+            console.print(plain(f"  row {bad.index}: {bad.reason}"), highlight=False)
         if len(result.bad_rows) > SHOWN_BAD_ROWS:
             console.print(f"  ... and {len(result.bad_rows) - SHOWN_BAD_ROWS} more (see --out)")
     else:
@@ -193,7 +196,7 @@ def eval_command(
         names, skipped = split_llm_only(names, has_llm=llm is not None)
         if not names:
             for note in skipped:
-                err_console.print(f"[bold red]error:[/] {note}", highlight=False)
+                err_console.print(f"[bold red]error:[/] {shown(note)}", highlight=False)
             err_console.print("nothing to measure: every metric named needs an LLM judge")
             raise typer.Exit(NOTHING_MEASURED)
     source: Any = (
@@ -245,7 +248,7 @@ def eval_command(
         print_result(result)
     if out is not None:
         rows_path, summary_path = result.write(out)
-        err_console.print(f"wrote {rows_path} and {summary_path}", highlight=False)
+        err_console.print(plain(f"wrote {rows_path} and {summary_path}"), highlight=False)
         if run:
             from ragloop.cli.eval_run import write_answered
 

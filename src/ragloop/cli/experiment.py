@@ -22,6 +22,7 @@ from ragloop.cli import (
 )
 from ragloop.cli import console as default_console
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
+from ragloop.safety.console import plain, shown
 
 
 def print_summary(result: Any, *, wide: bool = False, out: Any = None) -> None:
@@ -37,11 +38,13 @@ def print_summary(result: Any, *, wide: bool = False, out: Any = None) -> None:
     console = out or default_console
     spec = result.spec
     (headers, rows), hidden = terminal_table(result, width=console.width, wide=wide)
-    table = Table(title=f"ragloop experiment {spec.name}: {len(result.records)} configurations")
+    table = Table(
+        title=plain(f"ragloop experiment {spec.name}: {len(result.records)} configurations")
+    )
     for n, column in enumerate(headers):
         table.add_column(column, no_wrap=n < 2, justify="left" if n < 2 else "right")
     for rec, cells in zip(result.records, rows, strict=True):
-        table.add_row(*cells, style="bold" if rec["chosen"] else None)
+        table.add_row(*map(plain, cells), style="bold" if rec["chosen"] else None)
     needed = table_width((headers, rows))
     if needed > console.width:  # --wide: the table at its own width, for a pager or a file
         from rich.console import Console
@@ -56,18 +59,18 @@ def print_summary(result: Any, *, wide: bool = False, out: Any = None) -> None:
     else:
         console.print(table)
     for line in legend(result):
-        console.print(f"  {line}", highlight=False, markup=False)
+        console.print(plain(f"  {line}"), highlight=False)
     if hidden:
         console.print(
             f"[dim]not shown to fit {console.width} columns:[/] {', '.join(hidden)} "
             "(--wide shows every column; all are in results.csv)",
             highlight=False,
         )
-    console.print(f"[bold]chosen:[/] {chosen_text(result)}", highlight=False)
+    console.print(f"[bold]chosen:[/] {shown(chosen_text(result))}", highlight=False)
     for note in footnotes(result):
-        console.print(f"[dim]note:[/] {note}", highlight=False)
+        console.print(f"[dim]note:[/] {shown(note)}", highlight=False)
     for name, path in result.files.items():
-        console.print(f"wrote {name}: {path}", highlight=False)
+        console.print(plain(f"wrote {name}: {path}"), highlight=False)
 
 
 def _as_json(result: Any) -> dict[str, Any]:
