@@ -49,3 +49,38 @@ def test_rebuild_replaces_the_index_and_readers_see_the_new_version(pg_url, fixt
     hits = other.dense(vecs[5], 5)
     assert len(hits) == 2 and {d.id for d, _ in hits} == {docs[0].id, docs[1].id}
     assert np.isclose(store.dense(vecs[1], 1)[0][1], 1.0, atol=1e-5)
+
+
+def test_ragloop_index_writes_to_postgres_when_the_url_is_set(pg_url, tmp_path, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from ragloop.cli import app
+
+    corpus = Path(__file__).parent.parent / "fixtures" / "corpus"
+    monkeypatch.setenv("RAGLOOP_DATABASE_URL", pg_url)
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
+    out = CliRunner().invoke(
+        app,
+        [
+            "index",
+            str(corpus),
+            "--out",
+            str(tmp_path / "idx"),
+            "--embeddings",
+            "wordllama",
+            "--json",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert "postgres" in report and "127.0.0.1" in report["postgres"]
+    store = PgIndexStore(pg_url)
+    assert store.version() >= 1
+    with store.connect() as conn:
+        (count,) = conn.execute(
+            "SELECT chunks FROM ragloop_indexes WHERE name = 'default'"
+        ).fetchone()
+    assert count == report["chunks"]

@@ -50,19 +50,28 @@ def test_a_thread_continues_on_another_replica(pg_url, tmp_path):
             thread, "ragloop", input={"question": "How much does an interlibrary loan cost?"}
         )
         await b.threads.create(thread_id=thread, if_exists="do_nothing")
-        return await b.runs.wait(
+        second = await b.runs.wait(
             thread, "ragloop", input={"question": "and how long does that take?"}
         )
+        other = (await b.threads.create())["thread_id"]  # the shared Postgres index, per run
+        pg = await b.runs.wait(
+            other,
+            "ragloop",
+            input={"question": "How much does an interlibrary loan cost?"},
+            context={"retrievers": ["pg_hybrid", "pg_dense"], "retrieval": "always"},
+        )
+        return second, pg
 
     try:
         for port, proc in zip(ports, procs, strict=True):
             wait_ready(port, proc)
-        second = asyncio.run(go())
+        second, pg = asyncio.run(go())
     finally:
         for proc in procs:
             stop_server(proc)
     assert [m["role"] for m in second["messages"]] == ["user", "assistant"] * 2
     assert "interlibrary" in second["question"].lower()  # condensed from replica A's turn
+    assert pg["tried"][0][0] == "pg_hybrid" and "EUR" in pg["answer"]
     rows = PgTraceStore(pg_url).turns(thread=thread)
     assert [r.original for r in rows] == [
         "How much does an interlibrary loan cost?",

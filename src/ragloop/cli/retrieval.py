@@ -80,6 +80,13 @@ def index(
         )
     report = idx.report
     assert report is not None
+    postgres = None
+    if settings.database_url:  # the shared index of server replicas (ragloop.serve.pgindex)
+        from ragloop.serve.pgindex import write_index
+        from ragloop.serve.traces import safe_url
+
+        pg = write_index(settings.database_url, idx)
+        postgres = f"{safe_url(settings.database_url)} ({pg.vector_kind}, version {pg.version()})"
     if as_json:
         data = {
             "index": str(target),
@@ -89,6 +96,7 @@ def index(
             "skipped": [{"file": str(rel), "reason": why} for rel, why in report.skipped],
             "repaired": [{"file": str(rel), "reason": why} for rel, why in report.repaired],
             "replaced": list(replaced),
+            **({"postgres": postgres} if postgres else {}),
             "seconds": round(time.perf_counter() - started, 2),
         }
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -99,6 +107,8 @@ def index(
     table.add_row("chunks", str(len(report.chunks)))
     table.add_row("skipped", str(len(report.skipped)))
     table.add_row("seconds", f"{time.perf_counter() - started:.2f}")
+    if postgres:
+        table.add_row("postgres", plain(postgres))
     console.print(table)
     for what in replaced:
         console.print(plain(f"  replaced the index built {what}"), highlight=False)

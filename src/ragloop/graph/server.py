@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,46 @@ def build_server_graph(settings: Any = None) -> Any:
     settings = settings or load_settings()
     pipe = build_pipeline(settings)
     extras = {**pipe.deps.extras, "traces": trace_store_for(settings), "model": pipe.model}
-    return build_graph(dataclasses.replace(pipe.deps, extras=extras))
+    retrievers = pipe.deps.retrievers
+    if settings.database_url:
+        retrievers = with_postgres_index(settings.database_url, retrievers, settings.k)
+    deps = dataclasses.replace(pipe.deps, extras=extras, retrievers=retrievers)
+    return build_graph(deps)
+
+
+class _Retrievers(Mapping[str, Any]):
+    """The Postgres index's retrievers in front of the file index's (all selectable per run)."""
+
+    def __init__(self, first: Mapping[str, Any], rest: Mapping[str, Any]) -> None:
+        self.first, self.rest = first, rest
+
+    def __getitem__(self, name: str) -> Any:
+        return self.first[name] if name in self.first else self.rest[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.first or name in self.rest
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.first
+        yield from (n for n in self.rest if n not in self.first)
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+def with_postgres_index(url: str, retrievers: Any, k: int) -> Mapping[str, Any]:
+    """Add ``pg_dense``/``pg_sparse``/``pg_hybrid`` over the shared Postgres index.
+
+    The first replica to start seeds it from the file index when it has none yet;
+    ``ragloop index PATH`` with ``RAGLOOP_DATABASE_URL`` set rebuilds it.
+    """
+    from ragloop.serve.pgindex import PgIndexStore, pg_retrievers, write_index
+
+    index = retrievers.index
+    store = PgIndexStore(url)
+    if store.version() == 0:
+        store = write_index(url, index)
+    return _Retrievers(pg_retrievers(store, index.faiss.embedding_function, k=k), retrievers)
 
 
 def make_graph() -> Any:

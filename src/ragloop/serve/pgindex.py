@@ -73,6 +73,8 @@ class PgIndexStore:
         """Replace the index ``name`` with ``chunks`` and their unit ``vectors`` (atomic)."""
         vectors = np.asarray(vectors, dtype=np.float32)
         with self.connect() as conn, conn.transaction():
+            # one writer per index name at a time (two replicas seeding it at once)
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"ragloop:{self.name}"])
             row = conn.execute(
                 "SELECT version FROM ragloop_indexes WHERE name = %s FOR UPDATE", [self.name]
             ).fetchone()
