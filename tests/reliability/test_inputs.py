@@ -41,7 +41,7 @@ def _csv_text(rows: list[dict[str, str]], duplicate: bool) -> str:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     rows=st.lists(ROW, min_size=1, max_size=6),

@@ -35,7 +35,7 @@ def _visible(folder: Path) -> list[str]:
 def test_kill_9_during_index_builds(tmp_path, procs, ledger, wordllama):
     from ragloop.retrievers.index import build_index, load_index
 
-    rng, folder, kills, broken = random.Random(SEED), tmp_path / "idx", 6, 0
+    rng, folder, kills, broken = random.Random(SEED), tmp_path / "idx", 5, 0
     for _ in range(kills):
         args = (str(folder), str(workers.CORPUS))
         _kill_after(procs, workers.index_forever, args, rng.uniform(0.2, 2.0))
@@ -54,7 +54,7 @@ def test_kill_9_during_index_builds(tmp_path, procs, ledger, wordllama):
 
 
 def test_kill_9_during_eval_writes(tmp_path, procs, ledger):
-    rng, out, cache, kills, broken = random.Random(SEED + 1), tmp_path / "out", tmp_path / "c", 6, 0
+    rng, out, cache, kills, broken = random.Random(SEED + 1), tmp_path / "out", tmp_path / "c", 5, 0
     dataset = tmp_path / "qa.jsonl"
     rows = [{"user_input": f"q{n}", "response": "x " * n, "reference": "x"} for n in range(200)]
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
