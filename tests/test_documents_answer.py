@@ -42,3 +42,17 @@ def test_other_answers_are_left_alone():
     quoted = "Use it, as follows: [1] ```\nx\n``` [1]"
     assert attach_code(quoted, ["Use it, as follows:\n\n```\nx\n```"]) == quoted  # once only
     assert attach_code("Use it, as follows: [3]", [text]) == "Use it, as follows: [3]"
+
+
+def test_citation_of_a_packed_chunk_names_the_quoted_section():
+    from ragloop.documents import parse_file
+    from ragloop.nodes.answer import cite
+    from tests.test_documents import FIXTURES
+
+    [chunk] = chunk_document(parse_file(FIXTURES / "guide.md"), "guide.md", chunk_size=800)
+    ctx = {"id": chunk.id, "title": chunk.metadata["title"], "text": chunk.page_content}
+    answer = "Widgets are small parts with a long life. [1] Install with pip: [1]"
+    assert cite(1, ctx, answer)["title"] == "Widget Guide"  # the first quote is above any ##
+    answer = "Do not overheat the widget. [1]"
+    assert cite(1, ctx, answer)["title"] == "Widget Guide › Configuring"
+    assert cite(1, ctx, "A sentence from elsewhere. [1]")["title"] == "Widget Guide"

@@ -33,3 +33,16 @@ def attach_code(answer: str, sources: list[str]) -> str:
     rest = answer[end:]
     out.append(rest.lstrip() if attached else rest)
     return "".join(out).rstrip("\n")
+
+
+def quoted_heading(answer: str, n: int, chunk_text: str) -> str | None:
+    """The ``##`` heading of a packed chunk under which the first sentence cited ``[n]`` is."""
+    for match in _QUOTED.finditer(answer):
+        if int(match.group(2)) != n:
+            continue
+        at = chunk_text.find(match.group(1).strip().split("\n")[-1][:60])
+        if at < 0:
+            return None
+        line = chunk_text.rfind("\n## ", 0, at)
+        return chunk_text[line + 4 : chunk_text.find("\n", line + 4)].strip() if line >= 0 else None
+    return None

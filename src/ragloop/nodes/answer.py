@@ -7,17 +7,22 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
-from ragloop.documents.quoting import attach_code
+from ragloop.documents.quoting import attach_code, quoted_heading
 from ragloop.nodes.base import Deps
 from ragloop.state import ContextItem, State, add_step
 
 NOT_FOUND = "I could not find an answer to this in the sources I can search."
 
 
-def cite(n: int, ctx: ContextItem) -> dict[str, Any]:
-    """A citation: the chunk, its heading path (``Doc › Section``) and, for a PDF, the page."""
+def cite(n: int, ctx: ContextItem, answer: str = "") -> dict[str, Any]:
+    """A citation: the chunk, its heading path (``Doc › Section``) and, for a PDF, the page.
+
+    When the chunk packs several small sections, the path goes down to the one quoted.
+    """
     page = ctx.get("page")
     title = ctx.get("title", "")
+    sub = quoted_heading(answer, n, ctx.get("text", "")) if answer else None
+    title = f"{title} › {sub}" if sub and title else sub or title
     return {
         "n": n,
         "id": ctx["id"],
@@ -66,7 +71,7 @@ def make_answer(deps: Deps) -> Any:
         if getattr(deps.strategies, "name", "") == "offline":  # "as follows:" brings its code
             text = attach_code(text, [c.get("text", "") for c in contexts[: max(ctx.k, 1)]])
         citations = [
-            cite(n, contexts[n - 1]) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
+            cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
         detail = f"answered from {len(contexts)} context(s), citing {len(citations)}"
         return {
