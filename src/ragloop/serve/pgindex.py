@@ -3,11 +3,11 @@
 Dense vectors go into pgvector's ``vector`` column when the extension can be created (then
 ``<#>`` ranks them in SQL); otherwise — Debian bookworm ships no pgvector package and
 ragloop builds nothing from source — they are stored as float32 ``bytea`` and each process
-ranks them with numpy against a matrix it loads once per index version (exact search, the
-same results as the FAISS inner-product index). Sparse search is Postgres full-text search:
-a stored ``tsvector`` with a GIN index, queried with the question's words OR-ed and ranked by
-``ts_rank_cd``. A rebuild replaces an index in one transaction, so readers see the old or
-the new one, never half of each.
+loads them once per index version into an exact FAISS inner-product index (the same ranking
+as the file index; Postgres stays the one copy every replica reads). Sparse search is Postgres
+full-text search: a stored ``tsvector`` with a GIN index, queried with the question's words
+OR-ed and ranked by ``ts_rank_cd``. A rebuild replaces an index in one transaction, so
+readers see the old or the new one, never half of each.
 """
 
 from __future__ import annotations
@@ -62,12 +62,24 @@ class PgIndexStore:
             col = "embedding vector" if self.vector_kind == "pgvector" else "embedding BYTEA"
             conn.execute(_TABLES.format(vector_col=f"{col} NOT NULL"))
         self._lock = threading.Lock()
-        self._matrix: tuple[int, np.ndarray] | None = None
+        self._pool: Any = None
+        self._matrix: tuple[int, Any] | None = None
 
     def connect(self) -> Any:
-        import psycopg
+        """A pooled connection (context manager): one search must not pay for a new one."""
+        if self._pool is None:
+            from psycopg_pool import ConnectionPool
 
-        return psycopg.connect(self.url)
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ConnectionPool(self.url, min_size=1, max_size=4, open=True)
+        return self._pool.connection()
+
+    def close(self) -> None:
+        """Close the pool (a store is otherwise open for the life of the process)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def write(self, chunks: list[Document], vectors: np.ndarray) -> int:
         """Replace the index ``name`` with ``chunks`` and their unit ``vectors`` (atomic)."""
@@ -127,19 +139,23 @@ class PgIndexStore:
                 ).fetchall()
                 hits = [(int(p), float(s)) for p, s in rows]
             else:
-                matrix = self._load_matrix(conn)
-                scores = matrix @ q
-                top = np.argsort(-scores)[:k]
-                hits = [(int(p), float(scores[p])) for p in top]
+                flat = self._load_matrix(conn)
+                if flat.ntotal == 0:
+                    return []
+                scores, top = flat.search(q[None, :], min(k, flat.ntotal))
+                hits = [(int(p), float(v)) for p, v in zip(top[0], scores[0], strict=True)]
             docs = self._docs(conn, [p for p, _ in hits])
         return [(docs[p], s) for p, s in hits if p in docs]
 
-    def _load_matrix(self, conn: Any) -> np.ndarray:
+    def _load_matrix(self, conn: Any) -> Any:
+        """The vectors as an exact FAISS inner-product index, reloaded when the version moves."""
+        import faiss
+
         row = conn.execute(
             "SELECT version, dim FROM ragloop_indexes WHERE name = %s", [self.name]
         ).fetchone()
         if row is None:
-            return np.zeros((0, 1), dtype=np.float32)
+            return faiss.IndexFlatIP(1)
         version, dim = int(row[0]), int(row[1])
         with self._lock:
             if self._matrix is None or self._matrix[0] != version:
@@ -148,7 +164,9 @@ class PgIndexStore:
                     [self.name],
                 ).fetchall()
                 data = b"".join(bytes(r[0]) for r in rows)
-                self._matrix = (version, np.frombuffer(data, dtype=np.float32).reshape(-1, dim))
+                flat = faiss.IndexFlatIP(dim)
+                flat.add(np.frombuffer(data, dtype=np.float32).reshape(-1, dim))
+                self._matrix = (version, flat)
             return self._matrix[1]
 
     def sparse(self, query: str, k: int) -> list[tuple[Document, float]]:
