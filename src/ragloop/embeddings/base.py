@@ -38,7 +38,7 @@ class LocalEmbeddings(Embeddings):
         if todo:
             vecs = np.nan_to_num(np.asarray(self._encode(todo), dtype=np.float32))
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            vecs = vecs / np.where(norms == 0, 1.0, norms)
+            vecs = (vecs / np.where(norms == 0, 1.0, norms)).astype(np.float32)
             fresh = dict(zip(todo, vecs, strict=True))
             known.update(fresh)
             if len(self._memo) + len(fresh) > self.memo_size:
