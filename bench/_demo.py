@@ -24,6 +24,7 @@ def qa_rows() -> list[dict[str, Any]]:
 
 def demo_pipeline(**context: Any) -> Pipeline:
     """The offline demo pipeline with its index in a scratch folder (built once)."""
+    SCRATCH.mkdir(parents=True, exist_ok=True)  # an index folder's parent must exist
     settings = load_settings(index_dir=SCRATCH / "index")
     return build_pipeline(settings, env={}, demo=True, **context)
 
