@@ -1,4 +1,4 @@
-"""Build chat models and embeddings from a spec: ``none``, ``minilm``, ``wordllama``, ``openai:<model>``."""
+"""Chat models and embeddings from a spec (`minilm`, `openai:<model>`, `provider:model`, a name)."""
 
 from __future__ import annotations
 
