@@ -299,3 +299,12 @@ def test_small_neighbouring_sections_share_a_chunk_under_their_common_path():
     apart = chunk_document(doc, "guide.md", chunk_size=150, chunk_overlap=20)
     assert [c.metadata["title"] for c in apart][:2] == ["Widget Guide", "Widget Guide › Installing"]
     assert all("## " not in c.page_content for c in apart)  # nothing to pack at this size
+
+
+def test_a_section_of_some_length_keeps_its_own_chunk_and_title():
+    def titles(body_a):
+        md = f"# Doc\n\nShort intro.\n\n## A\n\n{body_a}\n\n## B\n\nShort b."
+        return [c.metadata["title"] for c in chunk_document(parse_text(md, "d.md"), "d.md")]
+
+    assert titles("word " * 80) == ["Doc", "Doc › A", "Doc › B"]  # 400 chars > 0.4 x 800
+    assert titles("word " * 20) == ["Doc"]  # all short: one chunk under the common path
