@@ -137,7 +137,7 @@ def friendly(fn: F) -> F:
 def _register_commands() -> None:
     import importlib
 
-    for module in ("retrieval", "eval", "graph", "chat", "experiment", "serve"):
+    for module in ("retrieval", "eval", "graph", "chat", "experiment", "serve", "testset"):
         try:
             importlib.import_module(f"ragloop.cli.{module}")
         except ModuleNotFoundError as exc:

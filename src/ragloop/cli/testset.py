@@ -1,0 +1,71 @@
+"""``ragloop testset``: a QA set in RAGAS columns generated from the user's own corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ragloop.cli import app, console, err_console, friendly, progress_bar
+from ragloop.safety.console import plain
+
+
+@app.command()
+@friendly
+def testset(
+    corpus: Path = typer.Argument(..., help="corpus folder, or an index folder built from one"),
+    size: int = typer.Option(50, "--size", "-n", help="how many questions"),
+    out: Path = typer.Option(Path("testset.jsonl"), "--out", "-o", help="JSON lines file"),
+    seed: int = typer.Option(0, "--seed", help="the same seed and corpus give the same set"),
+    llm: str = typer.Option(
+        "none", "--llm", help="none (offline heuristics) or openai:<model> (OPENAI_BASE_URL)"
+    ),
+    force: bool = typer.Option(False, "--force", help="replace --out if it exists"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+) -> None:
+    """Generate questions (specific, paraphrased, multi-passage, unanswerable) from a corpus."""
+    from ragloop.errors import ConfigError
+    from ragloop.testset import generate, write_rows
+
+    if not corpus.is_dir():
+        raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
+    if out.exists() and not force:
+        raise ConfigError(f"{out} exists: pass --force to replace it, or choose another --out")
+    model = None
+    if llm != "none":
+        from ragloop.config import load_settings
+        from ragloop.providers import get_chat_model
+
+        settings = load_settings(llm=llm)
+        model = get_chat_model(
+            settings.llm, timeout=settings.llm_timeout, max_retries=settings.llm_max_retries
+        )
+    with progress_bar("generating questions") as bar:
+        task = bar.add_task("generate", total=size)
+        ts = generate(
+            corpus,
+            size,
+            seed=seed,
+            llm=model,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    write_rows(ts.rows, out, force=force)
+    summary = {
+        "out": str(out),
+        "rows": len(ts.rows),
+        "requested": size,
+        "kinds": dict(ts.kinds),
+        "dropped": dict(ts.dropped),
+        "llm_calls": ts.llm_calls,
+        "notes": ts.notes,
+    }
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    kinds = ", ".join(f"{k} {n}" for k, n in ts.kinds.items())
+    console.print(plain(f"{len(ts.rows)} questions written to {out} ({kinds})"), highlight=False)
+    for reason, n in ts.dropped.items():
+        err_console.print(plain(f"dropped {n}: {reason}"), highlight=False)
+    for note in ts.notes:
+        err_console.print(plain(f"note: {note}"), highlight=False)

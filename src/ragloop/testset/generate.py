@@ -1,0 +1,177 @@
+"""Build a test set: quotas per kind, balanced passages, styles, deduplication, a seed."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from ragloop.errors import ConfigError
+from ragloop.testset import offline
+from ragloop.testset.offline import KINDS, MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
+from ragloop.testset.passages import Passage, balanced_order, load_passages
+from ragloop.testset.styles import MISSPELLED, PERFECT, WEB, apply_style, query_length
+
+#: the default share of each kind (largest remainders decide the rounding)
+DEFAULT_MIX = {SPECIFIC: 0.4, PARAPHRASED: 0.2, MULTI: 0.2, UNANSWERABLE: 0.2}
+#: style cycle per kind: specific questions come in all three styles
+STYLE_CYCLE = {
+    SPECIFIC: (PERFECT, PERFECT, WEB, PERFECT, MISSPELLED),
+    PARAPHRASED: (PERFECT, PERFECT, MISSPELLED),
+    MULTI: (PERFECT, PERFECT, MISSPELLED),
+    UNANSWERABLE: (PERFECT,),
+}
+#: questions at least this similar (rapidfuzz ratio, 0-100) count as one
+DUPLICATE_AT = 90.0
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Testset:
+    """Generated rows (RAGAS SingleTurnSample columns) and what happened on the way."""
+
+    rows: list[dict[str, Any]]
+    corpus: Path
+    requested: int
+    seed: int
+    kinds: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+
+
+def quotas(size: int, mix: dict[str, float]) -> dict[str, int]:
+    """How many questions of each kind: shares of ``size``, rounded by largest remainder."""
+    unknown = set(mix) - set(KINDS)
+    if unknown or not mix or any(v < 0 for v in mix.values()) or sum(mix.values()) <= 0:
+        raise ConfigError(f"mix must give non-negative shares of {', '.join(KINDS)}")
+    total = sum(mix.values())
+    raw = {k: size * v / total for k, v in mix.items()}
+    out = {k: int(v) for k, v in raw.items()}
+    for k in sorted(raw, key=lambda k: raw[k] - out[k], reverse=True)[: size - sum(out.values())]:
+        out[k] += 1
+    return out
+
+
+def _is_duplicate(question: str, seen: list[str]) -> bool:
+    low = question.lower()
+    return any(fuzz.ratio(low, other) >= DUPLICATE_AT for other in seen)
+
+
+def _draft(kind: str, p: Passage, pool: list[Passage], vocab: str, rng: random.Random) -> Any:
+    if kind == SPECIFIC:
+        return offline.specific(p, rng)
+    if kind == PARAPHRASED:
+        return offline.paraphrased(p, rng)
+    if kind == MULTI:
+        return offline.multi(p, pool, rng)
+    return offline.unanswerable(p, vocab, rng)
+
+
+def _row(draft: Draft, question: str, style: str) -> dict[str, Any]:
+    return {
+        "user_input": question,
+        "reference": draft.reference,
+        "reference_contexts": [p.text for p in draft.passages],
+        "reference_context_ids": [p.id for p in draft.passages],
+        "synthesizer_name": draft.synthesizer,
+        "kind": KINDS[draft.synthesizer],
+        "query_style": style,
+        "query_length": query_length(question),
+        "subject": draft.subject,
+        **draft.extra,
+    }
+
+
+def corpus_vocabulary(passages: list[Passage]) -> str:
+    """Every passage's text, lower-cased, with whitespace collapsed (for absent-term checks)."""
+    return " ".join(" ".join(p.text.lower().split()) for p in passages)
+
+
+def generate(
+    corpus_or_index: str | Path,
+    size: int,
+    *,
+    seed: int = 0,
+    llm: Any = None,
+    mix: dict[str, float] | None = None,
+    progress: Progress | None = None,
+) -> Testset:
+    """A test set of ``size`` questions from a corpus folder (or the corpus of an index).
+
+    Offline (``llm`` None) the questions come from the parsed structure (see
+    ``ragloop.testset.offline``). With a chat model (or an ``openai:<model>`` spec) each
+    question is written by one structured call, and its reference is kept only when the
+    faithfulness judge finds it supported by its passages. The same seed and corpus give
+    the same rows.
+    """
+    if not isinstance(size, int) or size < 1:
+        raise ConfigError(f"--size must be a whole number >= 1 (got {size!r})")
+    passages, corpus = load_passages(corpus_or_index)
+    writer = None
+    if llm is not None:
+        from ragloop.testset.llm import LLMWriter
+
+        writer = LLMWriter.of(llm)
+    out = Testset([], corpus, size, seed)
+    vocab = corpus_vocabulary(passages)
+    seen: list[str] = []
+    done = 0
+    for kind, quota in quotas(size, mix or DEFAULT_MIX).items():
+        rng = random.Random(f"{seed}:{kind}")
+        styles = STYLE_CYCLE[kind]
+        made = 0
+        for passage in balanced_order(list(passages), rng):
+            if made >= quota:
+                break
+            draft = _draft(kind, passage, passages, vocab, rng)
+            if draft is None:
+                continue
+            if writer is not None:
+                draft = writer.rewrite(draft, vocab, out.dropped)
+                if draft is None:
+                    continue
+            style = styles[made % len(styles)]
+            question = apply_style(draft.question, style, rng)
+            if question == draft.question:  # the style found nothing to change
+                style = PERFECT
+            if _is_duplicate(question, seen):
+                out.dropped["near-duplicate question"] += 1
+                continue
+            seen.append(question.lower())
+            out.rows.append(_row(draft, question, style))
+            made += 1
+            done += 1
+            if progress is not None:
+                progress(done, size)
+        out.kinds[KINDS[kind]] = made
+        if made < quota:
+            out.notes.append(_shortfall(kind, made, quota, writer is not None))
+    for n, row in enumerate(out.rows):
+        row["id"] = f"ts-{n + 1:04d}"
+    if writer is not None:
+        out.llm_calls = writer.judge.calls
+    return out
+
+
+def _shortfall(kind: str, made: int, quota: int, with_llm: bool) -> str:
+    name = KINDS[kind]
+    if made == 0 and kind == UNANSWERABLE and not with_llm:
+        return (
+            f"{name}: skipped (0 of {quota}): every neighbouring aspect ragloop asks about is "
+            "mentioned somewhere in the corpus"
+        )
+    if made == 0 and kind == PARAPHRASED:
+        return f"{name}: skipped (0 of {quota}): no section heading could be withheld from its text"
+    return f"{name}: {made} of {quota} (the corpus gave no more distinct questions of this kind)"
+
+
+def absent(terms: list[str], vocab: str) -> bool:
+    """No term occurs as a whole word (or phrase) in the corpus text."""
+    return not any(re.search(rf"\b{re.escape(t.lower())}\b", vocab) for t in terms)
