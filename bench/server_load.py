@@ -174,10 +174,13 @@ def main() -> int:
                 return list(threads), lat, time.perf_counter() - started
 
             threads, lat, wall = asyncio.run(load())
+            # one client alone, the same turns: what the server adds without queueing
+            solo: list[float] = []
+            solo_thread = asyncio.run(client_run(0, urls, jobs[0], solo))
         finally:
             for proc in procs:
                 stop_server(proc)
-        result = check(pg.url, dict(zip(threads, jobs, strict=True)))
+        result = check(pg.url, {**dict(zip(threads, jobs, strict=True)), solo_thread: jobs[0]})
         local = asyncio.run(in_process(pg.url, index, data, jobs))
         n = len(lat)
         print(
@@ -186,7 +189,8 @@ def main() -> int:
         )
         print(
             f"lost {result['lost']}  duplicated {result['duplicated']}  incomplete histories "
-            f"{result['incomplete']}/{len(threads)}  trace mismatches {result['trace_mismatch']}"
+            f"{result['incomplete']}/{len(threads) + 1}  "
+            f"trace mismatches {result['trace_mismatch']}"
         )
         print(
             f"server:     p50 {pct(lat, 0.5):7.0f} ms  p95 {pct(lat, 0.95):7.0f} ms  "
@@ -197,6 +201,11 @@ def main() -> int:
             f"in-process: p50 {pct(local, 0.5):7.0f} ms  p95 {pct(local, 0.95):7.0f} ms  "
             f"throughput {len(local) / lw:5.2f} turns/s (one graph, sequential; warm-up "
             f"{base[0]:.0f} ms)"
+        )
+        print(
+            f"one client alone: p50 {pct(solo, 0.5):7.0f} ms over HTTP vs in-process "
+            f"{pct(local[: len(solo)], 0.5):.0f} ms for the same {len(solo)} turns "
+            f"(server adds {pct(solo, 0.5) - pct(local[: len(solo)], 0.5):+.0f} ms)"
         )
         print(
             f"server adds (p50): {pct(lat, 0.5) - pct(local, 0.5):+.0f} ms per run "
