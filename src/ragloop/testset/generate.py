@@ -118,7 +118,7 @@ def generate(
     if llm is not None:
         from ragloop.testset.llm import LLMWriter
 
-        writer = LLMWriter.of(llm)
+        writer = LLMWriter.of(llm, passages)
     out = Testset([], corpus, size, seed)
     vocab = corpus_vocabulary(passages)
     seen: list[str] = []

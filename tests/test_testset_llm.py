@@ -1,0 +1,94 @@
+"""LLM test-set generation over real HTTP against the fake OpenAI server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+
+from ragloop.testset import generate
+from tests.conftest import CORPUS
+from tests.fakes.fixtures import fake_chat_model
+from tests.fakes.openai_server import messages_text, reply
+
+ONLY_SPECIFIC = {"single_hop_specific_query_synthesizer": 1.0}
+
+
+def _router(write, supported=True):
+    """Replies by prompt: the question writer, the statement splitter, the verdicts."""
+    state = {"n": 0}
+
+    def answer(body):
+        text = messages_text(body)
+        if "Break the answer" in text:
+            return {"statements": ["The passage states it."]}
+        if "can be inferred from the contexts" in text:
+            return {"verdicts": [{"statement": "s", "reason": "r", "verdict": supported}]}
+        state["n"] += 1
+        return write(state["n"], text)
+
+    return answer
+
+
+QUESTIONS = [
+    "What fee applies to a lost card?",
+    "When is the Central Library closed?",
+    "How many e-books can a member borrow at once?",
+    "Who may use the sewing machine?",
+    "Where can the upper floor items be fetched from?",
+    "Which desk has a hearing loop?",
+]
+
+
+def _question(n, text):
+    return {"question": QUESTIONS[(n - 1) % len(QUESTIONS)], "answer": "It is."}
+
+
+def test_one_structured_call_per_question_plus_the_faithfulness_judge(openai_server):
+    openai_server.default = reply(_router(_question))
+    ts = generate(CORPUS, 3, seed=0, llm=fake_chat_model(openai_server), mix=ONLY_SPECIFIC)
+    assert len(ts.rows) == 3
+    # the third question is styled as a web search (styles apply to written questions too)
+    assert [r["user_input"] for r in ts.rows] == [*QUESTIONS[:2], "e-books member borrow once"]
+    assert [r["query_style"] for r in ts.rows][2] == "WEB_SEARCH_LIKE"
+    assert all(r["reference"] == "It is." and r["reference_faithfulness"] == 1.0 for r in ts.rows)
+    # per question: one write + statements + verdicts
+    assert openai_server.count() == ts.llm_calls == 9
+
+
+def test_unsupported_references_are_dropped_and_counted(openai_server):
+    openai_server.default = reply(_router(_question, supported=False))
+    ts = generate(CORPUS, 2, seed=0, llm=fake_chat_model(openai_server), mix=ONLY_SPECIFIC)
+    assert ts.rows == []
+    assert ts.dropped["reference not supported by its passages (faithfulness)"] >= 2
+    assert ts.notes and "0 of 2" in ts.notes[0]
+
+
+def test_a_bad_reply_is_repaired_once_then_dropped_and_counted(openai_server):
+    def write(n, text):
+        if n <= 2:  # the first question: bad reply, bad repair -> dropped
+            return "I cannot produce JSON today."
+        if n == 3:  # the second: bad reply, good repair -> kept
+            return "still no json"
+        return {"question": QUESTIONS[n], "answer": "Yes."}
+
+    openai_server.default = reply(_router(write))
+    ts = generate(CORPUS, 2, seed=0, llm=fake_chat_model(openai_server), mix=ONLY_SPECIFIC)
+    assert ts.dropped["unusable model reply (after one repair)"] == 1
+    assert [r["user_input"] for r in ts.rows] == [QUESTIONS[4], QUESTIONS[5]]
+    repairs = [
+        r for r in openai_server.chat_requests() if "could not be used" in json.dumps(r.body)
+    ]
+    assert len(repairs) == 2
+
+
+def test_unanswerable_key_terms_found_in_the_corpus_are_dropped(openai_server):
+    def write(n, text):
+        terms = ["library"] if n == 1 else ["zeppelin", "blimp"]
+        return {"question": f"Unanswerable question {n} here?", "answer": "", "absent_terms": terms}
+
+    openai_server.default = reply(_router(write))
+    mix = {"single_hop_unanswerable_query_synthesizer": 1.0}
+    ts = generate(CORPUS, 1, seed=0, llm=fake_chat_model(openai_server), mix=mix)
+    assert ts.dropped["unanswerable question's key terms are in the corpus"] == 1
+    assert [r["absent_terms"] for r in ts.rows] == [["zeppelin", "blimp"]]
+    assert ts.rows[0]["reference_contexts"] == []
+    assert openai_server.count() == 2  # no faithfulness check: nothing to be faithful to
