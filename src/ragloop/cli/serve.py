@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -46,7 +47,19 @@ def serve(
     )
     cmd = dev_command(config, host=host, port=port)
     env = server_env(extra)
+    proc = subprocess.Popen(cmd, env=env, cwd=str(config.parent))
+
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # a TERM to ragloop stops the server it started too
+
+    signal.signal(signal.SIGTERM, _stop)
     try:
-        raise typer.Exit(subprocess.call(cmd, env=env, cwd=str(config.parent)))
+        code = proc.wait()
     except KeyboardInterrupt:
-        raise typer.Exit(0) from None
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        code = 0
+    raise typer.Exit(code)

@@ -1,0 +1,40 @@
+"""What ``ragloop serve`` starts: langgraph dev on 127.0.0.1 with every outside call switched off."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragloop.serve.dev import OFFLINE_ENV, dev_command, server_env, write_config
+
+
+def test_dev_command_is_local_and_quiet(tmp_path):
+    pytest.importorskip("langgraph_api", reason="langgraph-cli[inmem] missing")
+    cmd = dev_command(tmp_path / "langgraph.json", port=2999, jobs=3)
+    assert cmd[1] == "dev" and cmd[cmd.index("--host") + 1] == "127.0.0.1"
+    assert {"--no-browser", "--no-reload"} <= set(cmd)
+    assert cmd[cmd.index("--n-jobs-per-worker") + 1] == "3"
+    env = server_env({"RAGLOOP_WEB": "off"})
+    assert env["LANGGRAPH_CLI_NO_ANALYTICS"] == "1" and env["LANGGRAPH_NO_VERSION_CHECK"] == "1"
+    assert env["LANGSMITH_TRACING"] == "false" and env["RAGLOOP_WEB"] == "off"
+    assert set(OFFLINE_ENV) <= set(env)
+
+
+def test_config_names_the_graph_factory_and_the_postgres_checkpointer(tmp_path):
+    plain = json.loads(write_config(tmp_path / "a").read_text())
+    assert plain["graphs"] == {"ragloop": "ragloop.graph.server:make_graph"}
+    assert "checkpointer" not in plain
+    spec = json.loads(write_config(tmp_path / "b", postgres=True).read_text())
+    path, attr = spec["checkpointer"]["path"].rsplit(":", 1)
+    assert Path(path).is_file() and attr in Path(path).read_text()
+
+
+def test_repo_langgraph_json_uses_the_factory():
+    root = Path(__file__).resolve().parents[2]
+    spec = json.loads((root / "langgraph.json").read_text())
+    assert spec["graphs"]["ragloop"].endswith("server.py:make_graph")
+    assert ".langgraph_api/" in (root / ".gitignore").read_text()
+    ignored = (root / ".dockerignore").read_text().split()
+    assert {".venv", ".git", ".ragloop", ".env"} <= set(ignored)
