@@ -1,4 +1,4 @@
-"""What ``ragloop serve`` starts: langgraph dev on 127.0.0.1 with every outside call switched off."""
+"""What ``ragloop serve`` starts: langgraph dev on 127.0.0.1, every outside call switched off."""
 
 from __future__ import annotations
 
