@@ -116,6 +116,7 @@ def main() -> int:
                 f"{statistics.median(dense):>13.2f} {statistics.median(sparse):>14.2f}"
                 f"   (first dense query {first:.0f} ms: loads the vectors)"
             )
+            store.close()
     return 0
 
 

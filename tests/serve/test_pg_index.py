@@ -23,6 +23,7 @@ def test_dense_matches_faiss_and_sparse_finds_the_words(pg_url, fixture_index):
         assert got == want  # exact search: the same ranking as FAISS inner product
         assert pg["pg_sparse"].search(query, 3)  # some chunk has one of the words
         assert pg["pg_hybrid"].search(query, 3)
+    store.close()
 
 
 def test_or_query_quotes_words():
@@ -35,6 +36,7 @@ def test_sparse_search_requires_a_matching_word(pg_url, fixture_index):
     assert store.sparse("", 5) == []
     hits = store.sparse("loan", 5)
     assert hits and all("loan" in d.page_content.lower() for d, _ in hits)
+    store.close()
 
 
 def test_rebuild_replaces_the_index_and_readers_see_the_new_version(pg_url, fixture_index):
@@ -49,6 +51,8 @@ def test_rebuild_replaces_the_index_and_readers_see_the_new_version(pg_url, fixt
     hits = other.dense(vecs[5], 5)
     assert len(hits) == 2 and {d.id for d, _ in hits} == {docs[0].id, docs[1].id}
     assert np.isclose(store.dense(vecs[1], 1)[0][1], 1.0, atol=1e-5)
+    store.close()
+    other.close()
 
 
 def test_ragloop_index_writes_to_postgres_when_the_url_is_set(pg_url, tmp_path, monkeypatch):
@@ -83,4 +87,5 @@ def test_ragloop_index_writes_to_postgres_when_the_url_is_set(pg_url, tmp_path, 
         (count,) = conn.execute(
             "SELECT chunks FROM ragloop_indexes WHERE name = 'default'"
         ).fetchone()
+    store.close()
     assert count == report["chunks"]

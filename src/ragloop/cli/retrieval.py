@@ -87,6 +87,7 @@ def index(
 
         pg = write_index(settings.database_url, idx)
         postgres = f"{safe_url(settings.database_url)} ({pg.vector_kind}, version {pg.version()})"
+        pg.close()
     if as_json:
         data = {
             "index": str(target),
