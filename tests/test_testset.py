@@ -151,3 +151,47 @@ def test_cli_reads_an_index_folder(fixture_index, tmp_path):
     ts = generate(folder, 6, seed=0)
     ids = {c.metadata["id"] for c in fixture_index.chunks}
     assert all(cid in ids for r in ts.rows for cid in r["reference_context_ids"])
+
+
+def test_experiment_spec_generates_and_caches_a_testset(tmp_path):
+    from ragloop.experiments.spec import load_spec
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        "\n".join(
+            [
+                'dataset = "testset:8"',
+                f"corpus = {json.dumps(str(CORPUS))}",
+                f"cache_dir = {json.dumps(str(tmp_path / 'cache'))}",
+                'metrics = ["rouge_score"]',
+                "seed = 2",
+                "[settings]",
+                "chunk_size = 400",
+                "chunk_overlap = 50",
+                "[objective]",
+                'maximize = "rouge_score"',
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    loaded = load_spec(spec)
+    assert loaded.dataset_path.parent == tmp_path / "cache" / "testsets"
+    assert len(loaded.dataset.samples) == 8
+    expected = generate(CORPUS, 8, seed=2, chunk_size=400, chunk_overlap=50)
+    assert [s.user_input for s in loaded.dataset.samples] == [
+        r["user_input"] for r in expected.rows
+    ]
+    ids = {c.metadata["id"] for c in load_corpus(CORPUS, chunk_size=400, chunk_overlap=50).chunks}
+    assert all(i in ids for s in loaded.dataset.samples for i in s.reference_context_ids or [])
+    stamp = loaded.dataset_path.stat().st_mtime_ns
+    assert load_spec(spec).dataset_path.stat().st_mtime_ns == stamp  # reused, not made again
+
+
+def test_experiment_spec_rejects_a_bad_testset_size(tmp_path):
+    from ragloop.experiments.spec import load_spec
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('dataset = "testset:many"\nmetrics = ["rouge_score"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="testset:N"):
+        load_spec(spec)

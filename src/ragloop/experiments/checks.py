@@ -10,6 +10,7 @@ from ragloop.eval.metrics.base import get_metric_class
 from ragloop.eval.prepare import resolve_name
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
 from ragloop.safety.paths import confine, confined_name
+from ragloop.testset.cached import cached_testset, is_testset
 
 #: columns the graph fills in for every row; the others must come from the dataset
 PRODUCED = ("user_input", "response", "retrieved_contexts")
@@ -37,8 +38,11 @@ def check_paths(raw: dict[str, Any], where: Path) -> dict[str, Any]:
     from ragloop.retrievers.corpus import corpus_files
 
     if "dataset" not in raw:
-        raise spec_error(where, f"'dataset' is missing: name a .jsonl/.csv file or \"{DEMO}\"")
-    dataset = QA_PATH if raw["dataset"] == DEMO else _path(raw, "dataset", where)
+        raise spec_error(
+            where, f'\'dataset\' is missing: name a .jsonl/.csv file, "{DEMO}" or "testset:N"'
+        )
+    generated = is_testset(raw["dataset"])  # dataset = "testset:N": made below from the corpus
+    dataset = QA_PATH if raw["dataset"] == DEMO or generated else _path(raw, "dataset", where)
     assert dataset is not None
     if not dataset.is_file():
         raise spec_error(
@@ -54,11 +58,21 @@ def check_paths(raw: dict[str, Any], where: Path) -> dict[str, Any]:
                 where, f"{key} folder {folder} has no .md/.txt/.rst/.html file to index"
             )
     name = spec_name(raw, where)
+    cache_dir = _written(raw, "cache_dir", where) or Path(".ragloop/cache")
+    if generated:
+        seed = raw.get("seed", 0)
+        try:
+            seed = seed if isinstance(seed, int) else 0
+            fixed = raw.get("settings")
+            fixed = fixed if isinstance(fixed, dict) else {}
+            dataset = cached_testset(raw["dataset"], corpus, cache_dir, seed, fixed)
+        except RagloopError as exc:
+            raise spec_error(where, str(exc)) from None
     return {
         "dataset": dataset,
         "corpus": corpus,
         "web_corpus": web,
-        "cache_dir": _written(raw, "cache_dir", where) or Path(".ragloop/cache"),
+        "cache_dir": cache_dir,
         "out": _written(raw, "out", where) or Path(".ragloop/experiments") / name,
     }
 

@@ -102,6 +102,8 @@ def generate(
     llm: Any = None,
     mix: dict[str, float] | None = None,
     progress: Progress | None = None,
+    chunk_size: int | None = None,
+    chunk_overlap: int | None = None,
 ) -> Testset:
     """A test set of ``size`` questions from a corpus folder (or the corpus of an index).
 
@@ -113,7 +115,7 @@ def generate(
     """
     if not isinstance(size, int) or size < 1:
         raise ConfigError(f"--size must be a whole number >= 1 (got {size!r})")
-    passages, corpus = load_passages(corpus_or_index)
+    passages, corpus = load_passages(corpus_or_index, chunk_size, chunk_overlap)
     writer = None
     if llm is not None:
         from ragloop.testset.llm import LLMWriter

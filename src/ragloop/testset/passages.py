@@ -101,11 +101,14 @@ def passage_of(chunk: Document) -> Passage:
     )
 
 
-def load_passages(corpus_or_index: str | Path) -> tuple[list[Passage], Path]:
+def load_passages(
+    corpus_or_index: str | Path, chunk_size: int | None = None, chunk_overlap: int | None = None
+) -> tuple[list[Passage], Path]:
     """Every chunk of a corpus folder, or of the corpus an index folder was built from.
 
     An index folder (one with ``manifest.json``) is read for its corpus and chunking, so the
-    ids are the ones its retrievers return.
+    ids are the ones its retrievers return. ``chunk_size``/``chunk_overlap`` override the
+    chunking (give the ones the index will be built with).
     """
     from ragloop.config import Settings
     from ragloop.retrievers.corpus import load_corpus
@@ -125,6 +128,8 @@ def load_passages(corpus_or_index: str | Path) -> tuple[list[Passage], Path]:
         size = int(manifest.get("chunk_size", size))
         overlap = int(manifest.get("chunk_overlap", overlap))
         folder = corpus
+    size = chunk_size or size
+    overlap = overlap if chunk_overlap is None else chunk_overlap
     report = load_corpus(folder, chunk_size=size, chunk_overlap=overlap)
     return [passage_of(c) for c in report.chunks], folder
 
