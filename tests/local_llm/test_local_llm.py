@@ -88,7 +88,7 @@ def test_chat_two_turns(llama_server, workdir):
         turns = db.execute(
             "SELECT iterations, scores FROM turns WHERE source != 'ask' ORDER BY id"
         ).fetchall()
-    assert len(turns) == 2, turns
+    assert len(turns) == 2, (turns, done.stdout[-3000:], done.stderr[-3000:])
     assert all(int(iterations) <= CAP for iterations, _ in turns)
 
 
