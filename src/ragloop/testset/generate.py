@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from ragloop.errors import ConfigError
 from ragloop.testset import offline
@@ -60,18 +60,26 @@ def quotas(size: int, mix: dict[str, float]) -> dict[str, int]:
 
 
 def _is_duplicate(question: str, seen: list[str]) -> bool:
-    low = question.lower()
-    return any(fuzz.ratio(low, other) >= DUPLICATE_AT for other in seen)
+    found = process.extractOne(question.lower(), seen, scorer=fuzz.ratio, score_cutoff=DUPLICATE_AT)
+    return found is not None
 
 
-def _draft(kind: str, p: Passage, pool: list[Passage], vocab: str, rng: random.Random) -> Any:
+def _draft(
+    kind: str,
+    p: Passage,
+    pool: list[Passage],
+    aspects: Any,
+    counts: Counter[str],
+    rng: random.Random,
+) -> Any:
+    """One offline draft of ``kind`` from passage ``p`` (None when it gives none)."""
     if kind == SPECIFIC:
         return offline.specific(p, rng)
     if kind == PARAPHRASED:
         return offline.paraphrased(p, rng)
     if kind == MULTI:
-        return offline.multi(p, pool, rng)
-    return offline.unanswerable(p, vocab, rng)
+        return offline.multi(p, pool, rng, counts)
+    return offline.unanswerable(p, aspects, rng)
 
 
 def _row(draft: Draft, question: str, style: str) -> dict[str, Any]:
@@ -123,6 +131,8 @@ def generate(
         writer = LLMWriter.of(llm, passages)
     out = Testset([], corpus, size, seed)
     vocab = corpus_vocabulary(passages)
+    counts = offline.word_counts(passages)
+    aspects = offline.open_aspects(vocab)
     seen: list[str] = []
     done = 0
     for kind, quota in quotas(size, mix or DEFAULT_MIX).items():
@@ -132,7 +142,7 @@ def generate(
         for passage in balanced_order(list(passages), rng):
             if made >= quota:
                 break
-            draft = _draft(kind, passage, passages, vocab, rng)
+            draft = _draft(kind, passage, passages, aspects, counts, rng)
             if draft is None:
                 continue
             if writer is not None:

@@ -167,7 +167,14 @@ def _with(passage: Passage, term: str) -> str:
     return ""
 
 
-def multi(first: Passage, pool: list[Passage], rng: random.Random) -> Draft | None:
+def word_counts(pool: list[Passage]) -> Counter[str]:
+    """In how many passages each word occurs (count it once for a corpus)."""
+    return Counter(w for p in pool for w in words(p.text))
+
+
+def multi(
+    first: Passage, pool: list[Passage], rng: random.Random, counts: Counter[str] | None = None
+) -> Draft | None:
     """Two parts of one document, else two documents sharing a rare word."""
     a = _best_part(first, rng)
     if a is None:
@@ -183,7 +190,7 @@ def multi(first: Passage, pool: list[Passage], rng: random.Random) -> Draft | No
             )
             reference = f"{a.heading}: {_lead(a, 1)} {b.heading}: {_lead(b, 1)}"
             return Draft(MULTI, question, reference, (first, other), a.heading, {"hop": "document"})
-    counts = Counter(w for p in pool for w in words(p.text))
+    counts = counts if counts is not None else word_counts(pool)
     rare = sorted(
         (w for w in words(" ".join(a.sentences)) if 2 <= counts[w] <= 4 and len(w) > 4),
         key=lambda w: (counts[w], w),
@@ -207,14 +214,23 @@ def multi(first: Passage, pool: list[Passage], rng: random.Random) -> Draft | No
     return None
 
 
-def unanswerable(passage: Passage, corpus_words: str, rng: random.Random) -> Draft | None:
-    """A neighbouring aspect of the passage's subject that no passage mentions."""
+def open_aspects(corpus_words: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The neighbouring aspects none of whose key words occur anywhere in the corpus."""
+    return [
+        aspect
+        for aspect in ASPECTS
+        if not any(re.search(rf"\b{re.escape(k)}\b", corpus_words) for k in aspect[2])
+    ]
+
+
+def unanswerable(
+    passage: Passage, aspects: list[tuple[str, str, tuple[str, ...]]], rng: random.Random
+) -> Draft | None:
+    """A neighbouring aspect of the passage's subject (from ``open_aspects``)."""
+    if not aspects:
+        return None
     subject = passage.subject or passage.doc_title
-    aspects = list(ASPECTS)
-    rng.shuffle(aspects)
-    for template, missing, keys in aspects:
-        if not any(re.search(rf"\b{re.escape(k)}\b", corpus_words) for k in keys):
-            reference = f"The documents do not say {missing.format(x=subject)}."
-            extra = {"absent_terms": list(keys), "neighbour_context_ids": [passage.id]}
-            return Draft(UNANSWERABLE, template.format(x=subject), reference, (), subject, extra)
-    return None
+    template, missing, keys = rng.choice(aspects)
+    reference = f"The documents do not say {missing.format(x=subject)}."
+    extra = {"absent_terms": list(keys), "neighbour_context_ids": [passage.id]}
+    return Draft(UNANSWERABLE, template.format(x=subject), reference, (), subject, extra)
