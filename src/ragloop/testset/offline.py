@@ -107,12 +107,41 @@ def _lead(part: Part, n: int = 2, limit: int = 320) -> str:
     return out
 
 
-def _best_part(passage: Passage, rng: random.Random) -> Part | None:
-    parts = [p for p in passage.parts if p.sentences and len(p.sentences[0]) >= 20]
+#: headings every reference page repeats: they name a kind of section, not a subject
+GENERIC = frozenset(
+    re.findall(
+        r"[^,]+",
+        "description,see also,examples,example,notes,note,compatibility,diagnostics,synopsis,"
+        "parameters,outputs,environment,files,options,exit status,usage,overview,introduction,"
+        "bugs,history,author,authors,summary,details,caution,tip,warning,important",
+    )
+)
+#: headings whose text is a list of links or a grammar, not prose to ask about
+SKIP = frozenset({"see also", "synopsis"})
+
+
+def is_generic(heading: str) -> bool:
+    """A heading such as "Description" or "See Also" (a kind of section, not a subject)."""
+    return heading.strip().lower() in GENERIC
+
+
+def _best_part(passage: Passage, rng: random.Random, named: bool = False) -> Part | None:
+    """A part with a real first sentence; ``named``: only parts under a non-generic heading."""
+    parts = [
+        p
+        for p in passage.parts
+        if p.sentences
+        and len(p.sentences[0]) >= 20
+        and p.heading.lower() not in SKIP
+        and not (named and is_generic(p.heading))
+    ]
     return rng.choice(parts) if parts else None
 
 
 def _is_api(name: str) -> bool:
+    """An identifier, a program name or an upper-case command (``CREATE INDEX``)."""
+    if re.fullmatch(r"[A-Z][A-Z_]*(?: [A-Z_]+){0,4}", name) and len(name) > 2:
+        return True
     return bool(_API.match(name)) and (
         any(c in name for c in "._()`:") or name.isupper() or name.islower()
     )
@@ -127,11 +156,20 @@ def specific(passage: Passage, rng: random.Random) -> Draft | None:
         match = _DEFINITION.match(sentence)
         term = match.group("term").strip() if match else ""
         opener = term.split()[0].lower() if term else ""
-        if match and 1 <= len(term.split()) <= 4 and opener not in STOP | OPENERS:
+        named = any(c.isupper() or c in "_.()" for c in term[1:]) or len(term.split()) > 1
+        if match and named and 1 <= len(term.split()) <= 4 and opener not in STOP | OPENERS:
             return Draft(SPECIFIC, f"What is {term}?", sentence, (passage,), term, {})
     name = part.heading.strip().strip("`")
     if not name:
         return None
+    if is_generic(name):
+        doc = passage.doc_title
+        question = f"What does the {doc} documentation say under {name}?"
+        if name.lower() == "description":
+            question = f"What does {doc} do?" if _is_api(doc) else f"What is {doc}?"
+        elif name.lower().startswith("example"):
+            question = f"Can you show an example of {doc}?"
+        return Draft(SPECIFIC, question, _lead(part), (passage,), doc, {})
     if _is_api(name):
         question = f"What does {name} do?"
     elif name == passage.doc_title:
@@ -144,7 +182,7 @@ def specific(passage: Passage, rng: random.Random) -> Draft | None:
 
 def paraphrased(passage: Passage, rng: random.Random) -> Draft | None:
     """The description with the name masked: which thing does it describe?"""
-    part = _best_part(passage, rng)
+    part = _best_part(passage, rng, named=True)
     if part is None or not part.heading:
         return None
     name = part.heading
@@ -176,13 +214,13 @@ def multi(
     first: Passage, pool: list[Passage], rng: random.Random, counts: Counter[str] | None = None
 ) -> Draft | None:
     """Two parts of one document, else two documents sharing a rare word."""
-    a = _best_part(first, rng)
+    a = _best_part(first, rng, named=True)
     if a is None:
         return None
     same = [p for p in pool if p.source == first.source and p.id != first.id]
     rng.shuffle(same)
     for other in same[:8]:
-        b = _best_part(other, rng)
+        b = _best_part(other, rng, named=True)
         if b is not None and b.heading != a.heading:
             question = (
                 f"In the {first.doc_title} documentation, what do the sections on {a.heading} "
@@ -229,7 +267,11 @@ def unanswerable(
     """A neighbouring aspect of the passage's subject (from ``open_aspects``)."""
     if not aspects:
         return None
-    subject = passage.subject or passage.doc_title
+    subject = passage.subject
+    if not subject or is_generic(subject) or subject.lower() in SKIP:
+        subject = passage.doc_title
+    if not subject:
+        return None
     template, missing, keys = rng.choice(aspects)
     reference = f"The documents do not say {missing.format(x=subject)}."
     extra = {"absent_terms": list(keys), "neighbour_context_ids": [passage.id]}

@@ -15,6 +15,7 @@ from ragloop.errors import CorpusError
 
 _HEADING = re.compile(r"^#{1,2} (.+)$")
 _FENCE = "```"
+_NUMBERING = re.compile(r"^(?:[A-Z]?\d+(?:\.\d+)*\.?|[IVX]+\.)\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"(])")
 
 
@@ -40,11 +41,16 @@ class Passage:
 
     @property
     def doc_title(self) -> str:
-        return self.title.split(SEPARATOR)[0]
+        return name_of(self.title.split(SEPARATOR)[0])
 
     @property
     def subject(self) -> str:
-        return self.title.split(SEPARATOR)[-1]
+        return name_of(self.title.split(SEPARATOR)[-1])
+
+
+def name_of(heading: str) -> str:
+    """A heading without its section number ("9.22. Window Functions" -> "Window Functions")."""
+    return _NUMBERING.sub("", heading.strip()).strip()
 
 
 def split_sentences(prose: str) -> list[str]:
@@ -58,7 +64,7 @@ def split_sentences(prose: str) -> list[str]:
 
 def _parts(text: str, title: str) -> tuple[Part, ...]:
     """Sections of a chunk: a ``## heading`` line starts one; code fences are kept apart."""
-    heading = title.split(SEPARATOR)[-1]
+    heading = name_of(title.split(SEPARATOR)[-1])
     parts: list[Part] = []
     prose: list[str] = []
     code = in_code = False
@@ -79,7 +85,7 @@ def _parts(text: str, title: str) -> tuple[Part, ...]:
         if match:
             if line.startswith("## "):
                 close()
-                heading = match.group(1).split(SEPARATOR)[-1]
+                heading = name_of(match.group(1).split(SEPARATOR)[-1])
                 prose, code = [], False
             continue
         prose.append(line)
