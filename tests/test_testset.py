@@ -43,6 +43,9 @@ def test_reference_contexts_are_verbatim_chunks_and_ids_resolve(testset, chunks)
         assert len(row["reference_contexts"]) == len(row["reference_context_ids"])
         for cid, text in zip(row["reference_context_ids"], row["reference_contexts"], strict=True):
             assert chunks[cid] == text
+        assert row["reference_doc_ids"] == sorted(
+            {i.split("#")[0] for i in row["reference_context_ids"]}
+        )
         if row["kind"] == "multi_passage":
             assert len(set(row["reference_context_ids"])) == 2
         elif row["kind"] != "unanswerable":

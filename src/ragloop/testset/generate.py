@@ -88,6 +88,7 @@ def _row(draft: Draft, question: str, style: str) -> dict[str, Any]:
         "reference": draft.reference,
         "reference_contexts": [p.text for p in draft.passages],
         "reference_context_ids": [p.id for p in draft.passages],
+        "reference_doc_ids": sorted({p.source for p in draft.passages}),
         "synthesizer_name": draft.synthesizer,
         "kind": KINDS[draft.synthesizer],
         "query_style": style,
