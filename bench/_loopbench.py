@@ -46,24 +46,26 @@ def pg_pipeline(embeddings: str | None = None, **context: Any) -> Pipeline:
     folder = WORK / f"index-{settings.embeddings}"
     folder.parent.mkdir(parents=True, exist_ok=True)
     settings = load_settings(index_dir=folder, corpus_dir=corpus, **overrides)
-    if not (folder / "manifest.json").is_file():
-        print(f"building the index of {corpus} in {folder} (once) ...", file=sys.stderr)
-        from ragloop.embeddings.cache import VectorCache
-        from ragloop.providers import get_embeddings
-        from ragloop.retrievers.index import open_index
+    from ragloop.embeddings.cache import VectorCache
+    from ragloop.providers import get_embeddings
+    from ragloop.retrievers.index import open_index
 
-        emb = get_embeddings(settings.embeddings, env={})
-        open_index(
-            corpus,
-            folder,
-            emb,
-            settings.embeddings,
-            chunk_size=settings.chunk_size,
-            chunk_overlap=settings.chunk_overlap,
-            cache=VectorCache(WORK / "vectors.sqlite"),
-            progress=_progress(time.perf_counter()),
-        )
-    return build_pipeline(settings, env={}, **context)
+    # built (or brought up to date with the corpus) here, with vectors cached by content,
+    # so only changed chunks are embedded; build_pipeline then finds it fresh and loads it
+    emb = get_embeddings(settings.embeddings, env={})
+    print(f"index of {corpus} in {folder} ...", file=sys.stderr)
+    open_index(
+        corpus,
+        folder,
+        emb,
+        settings.embeddings,
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        cache=VectorCache(WORK / "vectors.sqlite"),
+        progress=_progress(time.perf_counter()),
+        force=True,  # a folder this bench owns
+    )
+    return build_pipeline(settings, env={}, embeddings=emb, **context)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from ragloop.errors import ConfigError
 def test_defaults_are_offline():
     s = load_settings()
     assert s.llm == "none" and s.embeddings == "minilm"
-    assert s.retrievers == ["dense", "sparse", "hybrid"] and s.max_iterations == 3
+    assert s.retrievers == ["hybrid", "dense", "sparse"] and s.max_iterations == 3
 
 
 def test_env_prefix_and_list_parsing(monkeypatch):
@@ -37,4 +37,4 @@ def test_invalid_values_name_the_setting(kwargs, needle):
 
 def test_context_from_settings_with_overrides():
     ctx = Context.from_settings(load_settings(k=7), max_iterations=1)
-    assert ctx.k == 7 and ctx.max_iterations == 1 and ctx.retrievers[0] == "dense"
+    assert ctx.k == 7 and ctx.max_iterations == 1 and ctx.retrievers[0] == "hybrid"

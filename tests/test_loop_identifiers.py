@@ -8,6 +8,7 @@ import pytest
 
 from ragloop.nodes.evidence import identifiers, lexical, name_match
 from ragloop.nodes.offline import OfflineStrategies
+from ragloop.nodes.offline_judge import recall_of
 from ragloop.state import ContextItem
 
 
@@ -68,7 +69,7 @@ def test_judge_grades_the_defining_chunk_with_or_without_the_module(wordllama, p
     question = f"What does {prefix}setresgid do?"
     got = asyncio.run(strategies.assess(question, texts, [], [question], 1))
     assert got.grades[0] >= 1 and got.evidence[0] > got.evidence[1]
-    assert got.recall == pytest.approx(got.evidence[0])
+    assert got.recall == pytest.approx(recall_of(strategies.calibration, got.evidence[0]))
 
 
 def test_extractive_answer_quotes_the_chunk_that_names_the_identifier(wordllama):

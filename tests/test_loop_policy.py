@@ -59,9 +59,10 @@ def test_good_first_retrieval_costs_nothing_more():
 
 
 def test_lexical_miss_goes_to_bm25_then_rewrites():
-    r = run(["irrelevant", "irrelevant", "sufficient"], [MISS_NAME])
+    r = run(["irrelevant", "irrelevant", "irrelevant", "sufficient"], [MISS_NAME])
     assert done(r)[0] == ("swap", "sparse")
-    assert done(r)[1][0] == "rewrite"  # BM25 did not find the name either: other words
+    assert done(r)[1] == ("swap", "dense")  # every ranking sees the question as asked first
+    assert done(r)[2][0] == "rewrite"  # then other words, since no ranking found the name
     assert "lexical-miss" in r.actions[0]["reason"]
 
 

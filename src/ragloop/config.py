@@ -14,7 +14,7 @@ from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
 
 #: the default retriever order; any registered name is accepted (retrievers/registry.py)
-DEFAULT_RETRIEVERS = ("dense", "sparse", "hybrid")
+DEFAULT_RETRIEVERS = ("hybrid", "dense", "sparse")  # fused first: best single on real docs
 RETRIEVAL_MODES = ("auto", "always", "never")
 WEB_MODES = ("auto", "tavily", "corpus", "off")
 

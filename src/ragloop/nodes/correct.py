@@ -49,19 +49,22 @@ def preferred(diagnosis: str, ran: set[str]) -> list[str]:
 
 
 def action_order(
-    verdict: str, order: tuple[str, ...], diagnosis: str = "", sparse_tried: bool = False
+    verdict: str, order: tuple[str, ...], diagnosis: str = "", ran: frozenset[str] = frozenset()
 ) -> list[str]:
     """The configured order when one is set, else the order that suits what the judge saw.
 
-    A name that no chunk shows, after BM25 already looked for it, calls for other words
-    before another ranking of the same words.
+    ``ran``: the retrievers already run with the current query. A name that no chunk shows
+    after BM25 looked for it calls for other words (or the web) before another ranking of
+    the same words; words the corpus does not use after dense looked for their meaning
+    suggest the corpus does not have it: the web, when there is one, comes next.
     """
     if order:
         return list(order)
     base = list(BY_VERDICT.get(verdict, BY_VERDICT["irrelevant"]))
-    if diagnosis == "lexical-miss" and sparse_tried:
-        base.remove("rewrite")
-        base.insert(base.index("swap"), "rewrite")
+    if diagnosis == "lexical-miss" and "sparse" in ran:
+        base = ["web", "rewrite", "swap"]
+    elif diagnosis == "vocabulary-gap" and "dense" in ran:
+        base = ["web", "swap", "rewrite"]
     return base
 
 
@@ -89,13 +92,20 @@ def make_correct(deps: Deps) -> Any:
         diagnosis = diagnose(state["judgment"].get("signals") or {})
         ran = {s for s, _ in tried}
         seen_as = f"{verdict}, {diagnosis}" if diagnosis else verdict
-        plan = action_order(verdict, ctx.correct_order, diagnosis, ("sparse", query) in tried)
+        ran_now = frozenset(s for s, q in tried if q == query)
+        plan = action_order(verdict, ctx.correct_order, diagnosis, ran_now)
+        if not ctx.correct_order and any(n not in ran for n in names) and "rewrite" in plan:
+            # every ranking sees the question as asked before other words are tried, so the
+            # loop can reach what the best single retriever would have found
+            plan.remove("rewrite")
+            plan.insert(plan.index("swap") + 1 if "swap" in plan else len(plan), "rewrite")
         for action in plan:
             choice, why = None, ""
             if action == "swap":
                 if diagnosis:
                     ring = [n for n in preferred(diagnosis, ran) if n in names]
                     ring += [n for n in names if n not in ring]
+                    ring.sort(key=lambda n: n in ran)  # a ranking not yet seen comes first
                 else:  # no signals (an LLM or scripted judge): the configured ring
                     start = names.index(base) if base in names else -1
                     ring = names[start + 1 :] + names[: start + 1]

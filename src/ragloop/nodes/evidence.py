@@ -23,6 +23,8 @@ _PATTERNS = (
     re.compile(r"\b\d+(?:\.\d+){2,}\b"),  # version numbers: 4.2.0
     re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b"),  # camelCase, TidyOS
     re.compile(r"\b[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)*\b"),  # CREATE INDEX, VACUUM
+    # proper names inside a sentence: "at Nordwelt Electronics", "the Lumo Home Hub"
+    re.compile(r"(?<=[a-z0-9,;:)] )[A-Z][a-z]{2,}(?:[ \t]+[A-Z][a-z]+)*\b"),
 )
 #: words that frame a question but say nothing about what it asks for
 FRAME_WORDS = frozenset(

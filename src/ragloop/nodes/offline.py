@@ -20,7 +20,13 @@ from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.base import Assessment, Draft
 from ragloop.nodes.evidence import identifiers, name_match
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
-from ragloop.nodes.offline_judge import JudgeCalibration, evidence_of, grade, signals
+from ragloop.nodes.offline_judge import (
+    JudgeCalibration,
+    evidence_of,
+    grade,
+    recall_of,
+    signals,
+)
 from ragloop.state import ContextItem
 from ragloop.text import STOPWORDS, split_sentences, token_f1, token_recall, tokenize
 
@@ -115,7 +121,8 @@ class OfflineStrategies:
         new, old = found[: len(candidates)], found[len(candidates) :]
         grades = [grade(self.calibration, e.score) for e in new]
         pool = [*(e for e, g in zip(new, grades, strict=True) if g >= keep), *old]
-        recall = max((e.score for e in pool), default=0.0)
+        best = max((e.score for e in pool), default=0.0)
+        recall = recall_of(self.calibration, best)
         pool_texts = kept + [c for c, g in zip(candidates, grades, strict=True) if g >= keep]
         parts = set(self.question_parts(question))
         others = [c for c in claims if c not in parts]
@@ -124,7 +131,7 @@ class OfflineStrategies:
             if others and pool_texts
             else [False] * len(others)
         )
-        sufficient = recall >= self.calibration.grade2
+        sufficient = best >= self.calibration.grade2
         supported = [sufficient if c in parts else next(attributed) for c in claims]
         return Assessment(
             grades,
@@ -185,9 +192,17 @@ class OfflineStrategies:
             # the judge's evidence for the whole chunk, on one scale for every retriever
             + 0.5 * np.array([contexts[n - 1].get("evidence", 0.0) for _, n in sentences])
         )
-        floor = max(self.min_sentence_score, 0.8 * float(relevance.max()))
-        ranked = mmr(relevance, vecs @ vecs.T, self.max_sentences, self.diversity)
-        picked = [i for i in ranked if relevance[i] >= floor] or [int(np.argmax(relevance))]
+        floor = max(self.min_sentence_score, 0.7 * float(relevance.max()))
+        ranked = mmr(relevance, vecs @ vecs.T, 3 * self.max_sentences, self.diversity)
+        # one sentence a source: a second passage cited beats a second line of the same one
+        picked, used = [], set()
+        for i in ranked:
+            if relevance[i] >= floor and sentences[i][1] not in used:
+                picked.append(i)
+                used.add(sentences[i][1])
+            if len(picked) == self.max_sentences:
+                break
+        picked = picked or [int(np.argmax(relevance))]
         picked.sort(key=lambda i: (sentences[i][1], i))  # keep source order for readability
         text = " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in picked)
         return text, [sentences[i][1] for i in picked]
