@@ -120,9 +120,16 @@ GENERIC = frozenset(
 SKIP = frozenset({"see also", "synopsis"})
 
 
+_QUESTION_WORDS = frozenset(
+    ["what", "how", "why", "when", "where", "who", "which", "can", "do", "does", "is", "are", "if"]
+)
+
+
 def is_generic(heading: str) -> bool:
-    """A heading such as "Description" or "See Also" (a kind of section, not a subject)."""
-    return heading.strip().lower() in GENERIC
+    """A heading that is a kind of section ("Description", "See Also") or a phrase that
+    cannot stand as a subject ("What Pet Mode does", "How to reset")."""
+    words_ = heading.strip().lower().split()
+    return heading.strip().lower() in GENERIC or bool(words_ and words_[0] in _QUESTION_WORDS)
 
 
 def _best_part(passage: Passage, rng: random.Random, named: bool = False) -> Part | None:
@@ -164,7 +171,7 @@ def specific(passage: Passage, rng: random.Random) -> Draft | None:
         return None
     if is_generic(name):
         doc = passage.doc_title
-        question = f"What does the {doc} documentation say under {name}?"
+        question = f'What does the {doc} documentation say under "{name}"?'
         if name.lower() == "description":
             question = f"What does {doc} do?" if _is_api(doc) else f"What is {doc}?"
         elif name.lower().startswith("example"):
