@@ -21,7 +21,12 @@ import pytest
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-EXPECTED = {"01_quickstart.ipynb", "02_metrics.ipynb", "03_experiments.ipynb"}
+EXPECTED = {
+    "01_quickstart.ipynb",
+    "02_metrics.ipynb",
+    "03_experiments.ipynb",
+    "04_testset.ipynb",
+}
 KERNEL = "ragloop-notebook-test"
 CELL_TIMEOUT_S = 240  # per cell; a notebook should take well under a minute in all
 SCRUBBED_PREFIXES = ("RAGLOOP_", "OPENAI_", "TAVILY_")

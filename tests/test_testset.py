@@ -198,3 +198,14 @@ def test_experiment_spec_rejects_a_bad_testset_size(tmp_path):
     spec.write_text('dataset = "testset:many"\nmetrics = ["rouge_score"]\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="testset:N"):
         load_spec(spec)
+
+
+def test_cli_exits_3_and_writes_nothing_when_no_question_can_be_made(tmp_path):
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    words = "Founded. Licence. Gpu. Mobile app. Enterprise. Reviews. Award. Kubernetes. Carbon."
+    (corpus / "a.md").write_text(f"# A\n\n{words} Retired.\n")
+    out = tmp_path / "qa.jsonl"
+    result = CliRunner().invoke(app, ["testset", str(corpus), "--size", "4", "--out", str(out)])
+    assert result.exit_code == 3, result.output
+    assert "no question could be made" in result.output and not out.exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ragloop.cli import app, console, err_console, friendly, progress_bar
+from ragloop.cli import EXIT_NOTHING_MEASURED, app, console, err_console, friendly, progress_bar
 from ragloop.safety.console import plain
 
 
@@ -50,6 +50,13 @@ def testset(
             llm=model,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
+    if not ts.rows:  # nothing to write: say why (every drop and note), leave --out alone
+        for reason, n in ts.dropped.items():
+            err_console.print(plain(f"dropped {n}: {reason}"), highlight=False)
+        for note in ts.notes:
+            err_console.print(plain(f"note: {note}"), highlight=False)
+        err_console.print(plain(f"no question could be made; {out} not written"), highlight=False)
+        raise typer.Exit(EXIT_NOTHING_MEASURED)
     write_rows(ts.rows, out, force=force)
     summary = {
         "out": str(out),
