@@ -167,8 +167,8 @@ def specific(passage: Passage, rng: random.Random) -> Draft | None:
         if match and named and 1 <= len(term.split()) <= 4 and opener not in STOP | OPENERS:
             return Draft(SPECIFIC, f"What is {term}?", sentence, (passage,), term, {})
     name = part.heading.strip().strip("`")
-    if not name:
-        return None
+    if not name or (not passage.lead and part is passage.parts[0]):
+        return None  # a continuation chunk's first part does not introduce its heading
     if is_generic(name):
         doc = passage.doc_title
         question = f'What does the {doc} documentation say under "{name}"?'

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from langchain_core.documents import Document
@@ -38,6 +38,8 @@ class Passage:
     title: str
     section: int
     parts: tuple[Part, ...]
+    #: the first chunk of its section (a later one continues it mid-way)
+    lead: bool = True
 
     @property
     def doc_title(self) -> str:
@@ -137,7 +139,14 @@ def load_passages(
     size = chunk_size or size
     overlap = overlap if chunk_overlap is None else chunk_overlap
     report = load_corpus(folder, chunk_size=size, chunk_overlap=overlap)
-    return [passage_of(c) for c in report.chunks], folder
+    passages = [passage_of(c) for c in report.chunks]
+    seen: set[tuple[str, int]] = set()
+    for n, p in enumerate(passages):
+        key = (p.source, p.section)
+        if key in seen:
+            passages[n] = replace(p, lead=False)
+        seen.add(key)
+    return passages, folder
 
 
 def balanced_order(passages: list[Passage], rng: random.Random) -> list[Passage]:
