@@ -8,7 +8,7 @@ from ragloop.errors import ConfigError
 
 PREFIX = "testset:"
 #: bump when the generator changes what it writes, so cached sets are made again
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 
 def is_testset(value: object) -> bool:

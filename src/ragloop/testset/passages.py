@@ -15,7 +15,9 @@ from ragloop.errors import CorpusError
 
 _HEADING = re.compile(r"^#{1,2} (.+)$")
 _FENCE = "```"
-_NUMBERING = re.compile(r"^(?:[A-Z]?\d+(?:\.\d+)*\.?|[IVX]+\.)\s+")
+_NUMBERING = re.compile(
+    r"^(?:(?:Chapter|Part|Appendix|Section)\s+)?(?:[A-Z]?\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+"
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"(])")
 
 
