@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.documents import Document
 from langgraph.runtime import Runtime
@@ -33,8 +33,13 @@ def judged_text(item: ContextItem) -> str:
     return embedding_text(Document(page_content=item["text"], metadata=meta))
 
 
-def _without(item: ContextItem, key: str) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if k != key}
+def _graded(item: ContextItem, grade: int, evidence: float | None) -> ContextItem:
+    """The item with this judgment's grade (and evidence, when the judge gives one)."""
+    out: dict[str, Any] = {k: v for k, v in item.items() if k != "evidence"}
+    out["grade"] = int(grade)
+    if evidence is not None:
+        out["evidence"] = round(float(evidence), 4)
+    return cast(ContextItem, out)
 
 
 def _with_fallback(steps: list[Step], assessment: Any, state: State) -> list[Step]:
@@ -79,11 +84,11 @@ def make_judge(deps: Deps) -> Any:
             claims,
             ctx.relevance_keep,
         )
-        evidence = assessment.evidence or [None] * len(candidates)
+        evidence: list[float | None] = (
+            list(assessment.evidence) if assessment.evidence else [None] * len(candidates)
+        )
         graded = [
-            ContextItem(**_without(c, "evidence"), grade=int(g))
-            if e is None
-            else ContextItem(**_without(c, "evidence"), grade=int(g), evidence=round(float(e), 4))
+            _graded(c, g, e)
             for c, g, e in zip(candidates, assessment.grades, evidence, strict=True)
         ]
         new_kept = [c for c in graded if c["grade"] >= ctx.relevance_keep]

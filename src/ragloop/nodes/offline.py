@@ -116,8 +116,10 @@ class OfflineStrategies:
         attributed sentence by sentence.
         """
         texts = [*candidates, *kept]
-        unit = await unit_vectors(self.embeddings, [question, *texts]) if texts else None
-        found = evidence_of(self.calibration, question, texts, unit[0], unit[1:]) if texts else []
+        found = []
+        if texts:
+            unit = await unit_vectors(self.embeddings, [question, *texts])
+            found = evidence_of(self.calibration, question, texts, unit[0], unit[1:])
         new, old = found[: len(candidates)], found[len(candidates) :]
         grades = [grade(self.calibration, e.score) for e in new]
         pool = [*(e for e, g in zip(new, grades, strict=True) if g >= keep), *old]
