@@ -30,6 +30,13 @@ SHOWN_BAD_ROWS = 5
 NOTHING_MEASURED = EXIT_NOTHING_MEASURED
 
 
+def _database_url(no_cache: bool) -> str | None:
+    """RAGLOOP_DATABASE_URL (or the config's database_url): the cache then lives in Postgres."""
+    from ragloop.config import load_settings
+
+    return None if no_cache else load_settings().database_url
+
+
 def _max_tokens(flag: int | None) -> int | None:
     from ragloop.config import load_settings
 
@@ -226,6 +233,7 @@ def eval_command(
         "max_retries": max_retries,
         "cache": not no_cache,
         "cache_dir": cache_dir,
+        "database_url": _database_url(no_cache),
     }
     quiet_log = logging.getLogger("ragloop")  # everything it would say lands in the notes
     level = quiet_log.level

@@ -26,6 +26,7 @@ from ragloop.eval.prepare import build_metrics
 from ragloop.eval.results import EvaluationResult
 from ragloop.eval.retry import Backpressure, Failure, RetryPolicy, Skip, redact, with_retries
 from ragloop.eval.wrappers import secrets_of
+from ragloop.serve.evalcache import open_store
 
 log = logging.getLogger("ragloop")
 Progress = Callable[[int, int], Any]
@@ -144,6 +145,7 @@ async def aevaluate(
     max_retries: int = 5,
     cache: bool = True,
     cache_dir: str | Path | None = None,
+    database_url: str | None = None,
     resume: bool = True,
     run_id: str | None = None,
     progress: Progress | None = None,
@@ -159,6 +161,7 @@ async def aevaluate(
         timeout: seconds one attempt of one (row, metric) job may take; then NaN "timeout".
         cache: cache LLM/embedding calls and journal finished jobs in ``cache_dir``
             (default ``.ragloop/cache``) so a re-run repeats no call and resumes.
+        database_url: a PostgreSQL URL: the cache lives there instead, shared by machines.
         resume: skip jobs finished by an earlier run (journal in ``cache_dir``).
         progress: called as ``progress(done, total)`` after each job.
         retry: backoff settings (overrides ``max_retries``); its ``sleep`` is injectable.
@@ -170,7 +173,7 @@ async def aevaluate(
         raise ConfigError("max_concurrency must be >= 1, max_retries >= 0 and timeout > 0")
     started = time.perf_counter()
     ds = load_dataset(dataset)
-    store = Store(cache_dir or DEFAULT_CACHE_DIR) if cache else None
+    store = open_store(cache_dir or DEFAULT_CACHE_DIR, database_url) if cache else None
     usage = Usage()
     clients: list[Any] = []
     try:

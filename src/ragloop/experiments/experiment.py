@@ -12,7 +12,7 @@ from typing import Any
 
 from ragloop._async import run_sync
 from ragloop.errors import RagloopError
-from ragloop.eval.cache import Store, digest
+from ragloop.eval.cache import digest
 from ragloop.experiments.objective import choose
 from ragloop.experiments.report import write_outputs
 from ragloop.experiments.result import ExperimentResult
@@ -20,6 +20,7 @@ from ragloop.experiments.runs import GridRunner, Progress, build_identity
 from ragloop.experiments.spec import ExperimentSpec, load_spec
 from ragloop.experiments.stats import prompt_variants, summarize
 from ragloop.safety.owned import check_replaceable
+from ragloop.serve.evalcache import open_store
 
 __all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
 
@@ -85,7 +86,7 @@ async def arun_experiment(
     chat = llm if llm is not None else get_chat_model(spec.llm, env=env, **knobs)
     judge = chat if spec.judge_llm == spec.llm else get_chat_model(spec.judge_llm, env=env, **knobs)
     pipe = _pipeline(spec, env, chat, emb)
-    store = Store(spec.cache_dir / "runs") if cache else None
+    store = open_store(spec.cache_dir / "runs", spec.settings.database_url) if cache else None
     grid = GridRunner(spec, pipe, store, build_identity(spec, chat, emb), progress)
     grid.tick(0, "starting")
     by_config: dict[str, list[dict[str, Any]]] = {}

@@ -217,6 +217,7 @@ class GridRunner:
             max_concurrency=self.spec.eval_concurrency,
             cache=cache,
             cache_dir=self.spec.cache_dir,
+            database_url=self.spec.settings.database_url,
             progress=scored,
             run_id=f"{self.spec.name}-{config.id}",
         )
