@@ -17,6 +17,7 @@ from ragloop.testset import offline
 from ragloop.testset.offline import KINDS, MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
 from ragloop.testset.passages import Passage, balanced_order, load_passages
 from ragloop.testset.styles import MISSPELLED, PERFECT, WEB, apply_style, query_length
+from ragloop.testset.unanswerable import open_aspects, unanswerable
 
 #: the default share of each kind (largest remainders decide the rounding)
 DEFAULT_MIX = {SPECIFIC: 0.4, PARAPHRASED: 0.2, MULTI: 0.2, UNANSWERABLE: 0.2}
@@ -79,7 +80,7 @@ def _draft(
         return offline.paraphrased(p, rng)
     if kind == MULTI:
         return offline.multi(p, pool, rng, counts)
-    return offline.unanswerable(p, aspects, rng)
+    return unanswerable(p, aspects, rng)
 
 
 def _row(draft: Draft, question: str, style: str) -> dict[str, Any]:
@@ -133,7 +134,7 @@ def generate(
     out = Testset([], corpus, size, seed)
     vocab = corpus_vocabulary(passages)
     counts = offline.word_counts(passages)
-    aspects = offline.open_aspects(vocab)
+    aspects = open_aspects(vocab)
     seen: list[str] = []
     done = 0
     for kind, quota in quotas(size, mix or DEFAULT_MIX).items():

@@ -10,9 +10,8 @@
   (no offline model gives reliable ones), so the wording is the passage's own.
 - multi-passage (``multi_hop_specific_query_synthesizer``): two parts of one document, or
   two documents that share a rare word; the reference joins a sentence of each.
-- unanswerable (``single_hop_unanswerable_query_synthesizer``): a neighbouring aspect of a
-  corpus subject (its licence, its founder, GPU support ...) whose key words no passage
-  contains; the reference says the documents do not answer it.
+- unanswerable (``single_hop_unanswerable_query_synthesizer``): see
+  ``ragloop.testset.unanswerable``.
 """
 
 from __future__ import annotations
@@ -57,28 +56,6 @@ STOP = frozenset(
         "there here have has had does done make made",
     )
 )
-#: neighbouring aspects: (question template, what the reference says is missing, key words)
-ASPECTS = (
-    ("Who created {x}, and in which year?", "who created {x} or when",
-     ("founded", "founder", "invented", "inventor", "creator")),
-    ("Under which software licence is {x} distributed?", "under which licence {x} is "
-     "distributed", ("licence", "license", "licensed", "licensing")),
-    ("Does {x} support GPU acceleration?", "whether {x} supports GPU acceleration",
-     ("gpu", "cuda", "graphics card")),
-    ("Is there a mobile app for {x}?", "whether there is a mobile app for {x}",
-     ("mobile app", "android", "iphone")),
-    ("How much does an enterprise subscription for {x} cost?", "what an enterprise "
-     "subscription for {x} costs", ("enterprise", "subscription", "pricing")),
-    ("What do customer reviews say about {x}?", "what customer reviews say about {x}",
-     ("review", "reviews", "rating", "ratings")),
-    ("Which awards has {x} won?", "which awards {x} has won", ("award", "awards", "prize")),
-    ("How is {x} configured on a Kubernetes cluster?", "how {x} is configured on Kubernetes",
-     ("kubernetes", "k8s")),
-    ("What carbon footprint does {x} have?", "what carbon footprint {x} has",
-     ("carbon", "emissions", "footprint")),
-    ("In which year will {x} be retired?", "when {x} will be retired",
-     ("retired", "retire", "end-of-life", "sunset")),
-)  # fmt: skip
 
 
 @dataclass
@@ -257,29 +234,3 @@ def multi(
                 extra = {"hop": "corpus"}
                 return Draft(MULTI, question, reference, (first, other), term, extra)
     return None
-
-
-def open_aspects(corpus_words: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    """The neighbouring aspects none of whose key words occur anywhere in the corpus."""
-    return [
-        aspect
-        for aspect in ASPECTS
-        if not any(re.search(rf"\b{re.escape(k)}\b", corpus_words) for k in aspect[2])
-    ]
-
-
-def unanswerable(
-    passage: Passage, aspects: list[tuple[str, str, tuple[str, ...]]], rng: random.Random
-) -> Draft | None:
-    """A neighbouring aspect of the passage's subject (from ``open_aspects``)."""
-    if not aspects:
-        return None
-    subject = passage.subject
-    if not subject or is_generic(subject) or subject.lower() in SKIP:
-        subject = passage.doc_title
-    if not subject:
-        return None
-    template, missing, keys = rng.choice(aspects)
-    reference = f"The documents do not say {missing.format(x=subject)}."
-    extra = {"absent_terms": list(keys), "neighbour_context_ids": [passage.id]}
-    return Draft(UNANSWERABLE, template.format(x=subject), reference, (), subject, extra)
