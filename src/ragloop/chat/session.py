@@ -1,4 +1,5 @@
-"""A chat over the graph with memory: a LangGraph SQLite checkpointer keyed by thread id."""
+"""A chat over the graph with memory: a LangGraph checkpointer keyed by thread id (SQLite, or
+Postgres with a ``database_url``: ``ragloop.serve.chatmemory``)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragloop.chat.condense import Condenser, Turn, condenser_for
-from ragloop.chat.traces import TraceStore, record_turn, redact
+from ragloop.chat.traces import TraceStore, redact, trace_from_result
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.graph.result import RunResult
+
+if TYPE_CHECKING:
+    from ragloop.serve.traces import PgTraceStore
 
 T = TypeVar("T")
 StepCallback = Callable[[str, str], None]
@@ -60,7 +64,9 @@ def to_messages(turns: list[Turn]) -> list[dict[str, str]]:
 
 
 class ChatSession:
-    """Turns over a ``Pipeline``'s dependencies with a SQLite checkpointer in ``db_path``."""
+    """Turns over a ``Pipeline``'s dependencies with a SQLite checkpointer in ``db_path``, or
+    the Postgres one at ``database_url`` (then ``db_path`` is unused and the per-thread lock is
+    a Postgres advisory lock, so replicas on other machines take turns too)."""
 
     # An event loop runs in a background thread (the async SQLite checkpointer is bound to one
     # loop), so the caller stays synchronous and a turn can be cancelled from outside.
@@ -72,13 +78,16 @@ class ChatSession:
         *,
         thread_id: str | None = None,
         condenser: Condenser | None = None,
-        traces: TraceStore | None = None,
+        traces: TraceStore | PgTraceStore | None = None,
+        database_url: str | None = None,
     ):
         self.pipeline = pipeline
         self.db_path = Path(db_path)
         self.thread_id = thread_id or new_thread_id()
         self.condenser = condenser or condenser_for(pipeline.deps.strategies)
         self.traces = traces
+        self.database_url = database_url
+        self._stack = contextlib.AsyncExitStack()
         self.last: RunResult | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -97,6 +106,11 @@ class ChatSession:
         from ragloop.chat.memory import RedactingSaver
         from ragloop.graph.builder import build_graph
 
+        if self.database_url:
+            from ragloop.serve.chatmemory import open_pg_chat_saver
+
+            saver = await open_pg_chat_saver(self.database_url, self._stack)
+            return build_graph(self.pipeline.deps, checkpointer=saver)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = await aiosqlite.connect(str(self.db_path), timeout=30)
@@ -157,14 +171,19 @@ class ChatSession:
             result = await self._locked_turn(original, on_step)
         self.last = result
         if self.traces is not None:
-            await asyncio.to_thread(
-                record_turn, self.traces, result, self.thread_id, self.pipeline.model, original
-            )
+            trace = trace_from_result(result, self.thread_id, self.pipeline.model, original)
+            await asyncio.to_thread(self.traces.add, trace)
         return result
 
     @contextlib.asynccontextmanager
     async def _thread_lock(self) -> AsyncIterator[None]:
         """The inter-process lock of this thread: read history, run, save happen under it."""
+        if self.database_url:  # a file lock holds on one machine only
+            from ragloop.serve.chatmemory import pg_thread_lock
+
+            async with pg_thread_lock(self.database_url, self.thread_id):
+                yield
+            return
         import hashlib
 
         from filelock import FileLock
@@ -245,6 +264,8 @@ class ChatSession:
             with contextlib.suppress(Exception):  # closing is best effort
                 self.call(self._conn.close())
             self._conn = None
+        with contextlib.suppress(Exception):
+            self.call(self._stack.aclose())  # the Postgres saver, when there is one
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         self._loop.close()

@@ -166,9 +166,15 @@ def chat(
     )
     with err_console.status("building the pipeline…"):
         pipeline = build_pipeline(settings, corpus_dir=corpus)
-    store = TraceStore(traces or Path(settings.data_dir) / "traces.sqlite")
+    url = settings.database_url  # memory, thread locks and (without --traces) traces in Postgres
+    if url and traces is None:
+        from ragloop.serve.traces import PgTraceStore
+
+        store: Any = PgTraceStore(url)
+    else:
+        store = TraceStore(traces or Path(settings.data_dir) / "traces.sqlite")
     db = Path(settings.data_dir) / "chat.sqlite"
-    with ChatSession(pipeline, db, thread_id=thread, traces=store) as session:
+    with ChatSession(pipeline, db, thread_id=thread, traces=store, database_url=url) as session:
         console.print(
             header(session, pipeline, len(session.history())), highlight=False, markup=False
         )

@@ -1,0 +1,101 @@
+"""``ragloop chat`` on Postgres: a redacting async Postgres checkpointer and a per-thread lock
+that holds across machines (a session-level advisory lock), for ``ChatSession``.
+
+The SQLite chat redacts every checkpoint write (``ragloop.chat.memory``) and serialises the turns
+of one thread with a file lock; a file lock only works on one machine, so with Postgres the lock
+is ``pg_try_advisory_lock(namespace, hashtext(thread))`` on a connection of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from ragloop.errors import RagloopError
+from ragloop.redact import redact_value
+
+__all__ = ["open_pg_chat_saver", "pg_thread_lock"]
+
+#: the first key of the two-key advisory lock: keeps chat threads apart from other locks
+LOCK_NAMESPACE = 0x7261_676C  # "ragl"
+
+
+def _saver_class() -> Any:
+    try:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    except ImportError:
+        raise RagloopError(
+            "chat memory in Postgres needs the [server] extra: pip install 'ragloop[server]'"
+        ) from None
+    from ragloop.chat.traces import secret_values
+
+    class RedactingPgSaver(AsyncPostgresSaver):  # type: ignore[misc]
+        """``AsyncPostgresSaver`` that redacts checkpoint values and writes before saving."""
+
+        async def aput(self, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
+            secrets = secret_values()
+            clean: Any = dict(checkpoint)
+            clean["channel_values"] = redact_value(checkpoint.get("channel_values", {}), secrets)
+            return await super().aput(config, clean, redact_value(metadata, secrets), versions)
+
+        async def aput_writes(
+            self, config: Any, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
+        ) -> None:
+            secrets = secret_values()
+            clean = [(channel, redact_value(value, secrets)) for channel, value in writes]
+            await super().aput_writes(config, clean, task_id, task_path)
+
+    return RedactingPgSaver
+
+
+async def open_pg_chat_saver(url: str, stack: contextlib.AsyncExitStack) -> Any:
+    """A set-up redacting ``AsyncPostgresSaver`` on ``url``, closed when ``stack`` closes."""
+    from ragloop.serve.traces import safe_url
+
+    cls = _saver_class()
+    try:
+        saver = await stack.enter_async_context(cls.from_conn_string(url))
+        await saver.setup()
+    except Exception as exc:  # psycopg.OperationalError and friends
+        raise RagloopError(
+            f"cannot open chat memory at {safe_url(url)} ({type(exc).__name__}): "
+            "check RAGLOOP_DATABASE_URL"
+        ) from None
+    return saver
+
+
+@contextlib.asynccontextmanager
+async def pg_thread_lock(url: str, thread_id: str) -> AsyncIterator[None]:
+    """Hold the advisory lock of ``thread_id`` for the block, from any machine on ``url``.
+
+    Polls ``pg_try_advisory_lock`` so a cancelled turn (Ctrl-C) stops waiting at once; the lock
+    is session-level, so it also goes away if this process dies mid-turn.
+    """
+    import psycopg
+
+    from ragloop.serve.traces import safe_url
+
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise RagloopError(
+            f"cannot lock the chat thread at {safe_url(url)} ({type(exc).__name__}): "
+            "check RAGLOOP_DATABASE_URL"
+        ) from None
+    args = (LOCK_NAMESPACE, thread_id)
+    try:
+        while True:
+            cur = await conn.execute("SELECT pg_try_advisory_lock(%s::int4, hashtext(%s))", args)
+            row = await cur.fetchone()
+            if row and row[0]:
+                break
+            await asyncio.sleep(0.05)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(psycopg.Error):
+                await conn.execute("SELECT pg_advisory_unlock(%s::int4, hashtext(%s))", args)
+    finally:
+        await conn.close()
