@@ -106,7 +106,9 @@ def new_build_folder(target: str | Path) -> Path:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{target.name}.build-{os.getpid()}-"  # the pid tells a killed build apart
-    return Path(tempfile.mkdtemp(dir=target.parent, prefix=prefix))
+    build = Path(tempfile.mkdtemp(dir=target.parent, prefix=prefix))
+    mark_folder(build, "build")  # so a sweep after a kill knows the folder as ragloop's
+    return build
 
 
 def _alive(pid: int) -> bool:
@@ -119,12 +121,27 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _ours(folder: Path) -> bool:
+    """A leftover ragloop may remove: a real folder, marked, empty or holding only its files."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    names = {p.name for p in folder.iterdir()}
+    return _kind_of(folder) is not None or names <= set().union(*LEGACY.values())
+
+
 def _sweep(target: Path) -> None:
-    """Remove leftovers of killed swaps and builds beside ``target`` (call under its lock)."""
+    """Remove leftovers of killed swaps and builds beside ``target`` (call under its lock).
+
+    Only folders that carry ragloop's names *and* pass ``_ours`` go: a user's folder that
+    happens to be called ``.index.old-x`` is left alone.
+    """
     now = time.time()
     for old in target.parent.glob(f".{target.name}.old-*"):
-        shutil.rmtree(old, ignore_errors=True)
+        if _ours(old):
+            shutil.rmtree(old, ignore_errors=True)
     for build in target.parent.glob(f".{target.name}.build-*"):
+        if not _ours(build):
+            continue
         pid = build.name.rsplit(".build-", 1)[1].split("-", 1)[0]
         with contextlib.suppress(OSError, ValueError):
             dead = pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid))
@@ -150,5 +167,5 @@ def replace_folder(built: str | Path, target: str | Path, kind: str, flag: str =
         os.replace(target, old)
     os.replace(built, target)
     fsync_dir(target.parent)
-    if old is not None:
+    if old is not None:  # the previous target, checked above to be absent, empty or ragloop's
         shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,22 @@
+"""Sweeping leftovers beside an index never removes a folder ragloop did not make."""
+
+from ragloop.safety.owned import mark_folder, new_build_folder, replace_folder
+
+
+def test_replace_sweeps_its_leftovers_but_not_a_users_lookalike(tmp_path):
+    target = tmp_path / "index"
+    user = tmp_path / ".index.old-mine"  # a user's folder that only looks like a leftover
+    user.mkdir()
+    (user / "notes.txt").write_text("keep me", encoding="utf-8")
+    leftover = tmp_path / ".index.old-deadbeef"  # what a killed swap leaves: a marked index
+    leftover.mkdir()
+    (leftover / "manifest.json").write_text("{}", encoding="utf-8")
+    mark_folder(leftover, "index")
+
+    built = new_build_folder(target)
+    (built / "manifest.json").write_text("{}", encoding="utf-8")
+    replace_folder(built, target, "index")
+
+    assert (target / "manifest.json").exists()
+    assert (user / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    assert not leftover.exists()
