@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import tempfile
@@ -23,10 +24,20 @@ def qa_rows() -> list[dict[str, Any]]:
 
 
 def demo_pipeline(**context: Any) -> Pipeline:
-    """The offline demo pipeline with its index in a scratch folder (built once)."""
+    """The offline demo pipeline with its index in a scratch folder (built once per model).
+
+    The folder is named after the model behind the setting, so a new version of ``minilm``
+    gets a new folder instead of an index its vectors cannot be compared with.
+    """
+    from ragloop.embeddings import model_id
+    from ragloop.providers import get_embeddings
+
     SCRATCH.mkdir(parents=True, exist_ok=True)  # an index folder's parent must exist
-    settings = load_settings(index_dir=SCRATCH / "index")
-    return build_pipeline(settings, env={}, demo=True, **context)
+    settings = load_settings()
+    emb = get_embeddings(settings.embeddings, env={})
+    tag = hashlib.sha1(model_id(emb).encode("utf-8")).hexdigest()[:8]
+    settings = load_settings(index_dir=SCRATCH / f"index-{settings.embeddings}-{tag}")
+    return build_pipeline(settings, env={}, demo=True, embeddings=emb, **context)
 
 
 def reference_sources(row: dict[str, Any]) -> set[str]:

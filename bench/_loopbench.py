@@ -7,6 +7,7 @@ content hash), so reruns load it in seconds; the pipeline is ragloop's own
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import time
@@ -46,6 +47,7 @@ def pg_pipeline(embeddings: str | None = None, **context: Any) -> Pipeline:
     folder = WORK / f"index-{settings.embeddings}"
     folder.parent.mkdir(parents=True, exist_ok=True)
     settings = load_settings(index_dir=folder, corpus_dir=corpus, **overrides)
+    from ragloop.embeddings import model_id
     from ragloop.embeddings.cache import VectorCache
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import open_index
@@ -54,6 +56,11 @@ def pg_pipeline(embeddings: str | None = None, **context: Any) -> Pipeline:
     # so only changed chunks are embedded; build_pipeline then finds it fresh and loads it
     emb = get_embeddings(settings.embeddings, env={})
     print(f"index of {corpus} in {folder} ...", file=sys.stderr)
+    manifest = folder / "manifest.json"
+    # a folder this bench owns: rebuilt (from cached vectors) when its model has changed
+    changed = manifest.is_file() and json.loads(manifest.read_text()).get(
+        "embeddings_model"
+    ) != model_id(emb)
     open_index(
         corpus,
         folder,
@@ -64,6 +71,7 @@ def pg_pipeline(embeddings: str | None = None, **context: Any) -> Pipeline:
         cache=VectorCache(WORK / "vectors.sqlite"),
         progress=_progress(time.perf_counter()),
         force=True,  # a folder this bench owns
+        rebuild="always" if changed else "auto",
     )
     return build_pipeline(settings, env={}, embeddings=emb, **context)
 

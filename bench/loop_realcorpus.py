@@ -25,6 +25,7 @@ from _loopbench import pg_pipeline
 from _pgdocs import KINDS, build_corpus, load_questions, passage_hit
 
 from ragloop.nodes.base import Deps, search, to_item
+from ragloop.nodes.evidence import lexical, stems_of
 from ragloop.nodes.judge import judged_text
 from ragloop.nodes.oracle import OracleStrategies
 from ragloop.pipeline import Pipeline
@@ -51,18 +52,25 @@ async def singles(pipe: Pipeline, q: Any) -> dict[str, Any]:
     return out
 
 
+def cold(pipe: Pipeline) -> None:
+    """Forget every remembered vector and every remembered lexical reading (a cold run)."""
+    pipe.deps.strategies.embeddings.clear()
+    lexical.cache_clear()
+    stems_of.cache_clear()
+
+
 async def naive_hybrid(pipe: Pipeline, q: Any) -> float:
     """Latency (ms) of naive RAG: hybrid retrieve + the extractive answer, cold memo."""
-    pipe.deps.strategies.embeddings.clear()
+    cold(pipe)
     started = time.perf_counter()
     docs = await search(pipe.deps.retrievers["hybrid"], q.question, pipe.context.k)
     await pipe.deps.strategies.answer(q.question, [to_item(d) for d in docs])
     return (time.perf_counter() - started) * 1000
 
 
-async def run_loop(pipe: Pipeline, q: Any, cold: bool) -> dict[str, Any]:
-    if cold:
-        pipe.deps.strategies.embeddings.clear()
+async def run_loop(pipe: Pipeline, q: Any, cold_start: bool) -> dict[str, Any]:
+    if cold_start:
+        cold(pipe)
     started = time.perf_counter()
     r = await pipe.arun(q.question)
     ms = (time.perf_counter() - started) * 1000
@@ -125,9 +133,27 @@ async def main() -> int:
     ap.add_argument("--no-oracle", action="store_true")
     ap.add_argument("--singles-only", action="store_true", help="retrievers + calibration only")
     ap.add_argument("--time-every", type=int, default=1, help="time every n-th question")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a context setting for this run, e.g. --set max_iterations=2 or "
+        "--set correct_order=swap,web (repeatable)",
+    )
     args = ap.parse_args()
     pipe = pg_pipeline(args.embeddings)
     pipe.context = replace(pipe.context, retrieval="always")  # no closed-book draft here
+    for item in args.set:
+        key, _, value = item.partition("=")
+        current = getattr(pipe.context, key)
+        parsed: Any = (
+            tuple(v for v in value.split(",") if v)
+            if isinstance(current, tuple)
+            else type(current)(value)
+        )
+        pipe.context = replace(pipe.context, **{key: parsed})
+        print(f"setting {key} = {parsed!r}")
     qs = load_questions(build_corpus())
     if args.limit:
         qs = [q for k in KINDS for q in [x for x in qs if x.kind == k][: args.limit]]
@@ -161,15 +187,15 @@ async def main() -> int:
         timed = n % args.time_every == 0
         # the order alternates, so neither side always runs first (warm CPU caches, ORT shapes)
         if timed and n % 4 == 0:
-            row["loop"] = await run_loop(pipe, q, cold=True)
+            row["loop"] = await run_loop(pipe, q, cold_start=True)
             row["naive_ms"] = await naive_hybrid(pipe, q)
         else:
             row["naive_ms"] = await naive_hybrid(pipe, q) if timed else None
-            row["loop"] = await run_loop(pipe, q, cold=timed)
+            row["loop"] = await run_loop(pipe, q, cold_start=timed)
         if not timed:
             row["loop"]["ms"] = None
         for label, mp in modes.items():
-            row[label] = await run_loop(mp, q, cold=False)
+            row[label] = await run_loop(mp, q, cold_start=False)
         if n % 25 == 0:
             print(
                 f"  {n}/{len(qs)} questions ({time.perf_counter() - started:.0f} s)",

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ragloop.config import Context
 from ragloop.nodes.answer import rank_contexts
 from ragloop.nodes.base import Assessment, Deps
-from ragloop.nodes.correct import diagnose, preferred
+from ragloop.nodes.correct import REWRITE_AFTER_ALL, diagnose, preferred
 from ragloop.pipeline import Pipeline
 from tests.fakes.retrieval import ListRetriever, ListWeb
 from tests.fakes.strategies import ScriptedStrategies
@@ -42,7 +42,11 @@ def run(outcomes, signals, *, web=False, cap=3, order=("hybrid", "dense", "spars
 
 
 def done(result):
-    return [(a["action"], a["retriever"]) for a in result.actions if ":" not in a["action"]]
+    return [
+        (a["action"], a["retriever"])
+        for a in result.actions
+        if ":" not in a["action"] and a["action"] != "none"
+    ]
 
 
 def test_diagnosis_in_words():
@@ -58,12 +62,26 @@ def test_good_first_retrieval_costs_nothing_more():
     assert r.iterations == 0 and r.actions == [] and r.stop_reason == "sufficient"
 
 
-def test_lexical_miss_goes_to_bm25_then_rewrites():
+def test_lexical_miss_goes_to_bm25_then_the_other_rankings_then_answers():
     r = run(["irrelevant", "irrelevant", "irrelevant", "sufficient"], [MISS_NAME])
     assert done(r)[0] == ("swap", "sparse")
-    assert done(r)[1] == ("swap", "dense")  # every ranking sees the question as asked first
-    assert done(r)[2][0] == "rewrite"  # then other words, since no ranking found the name
+    assert done(r) == [("swap", "sparse"), ("swap", "dense")]  # each ranking sees the question
     assert "lexical-miss" in r.actions[0]["reason"]
+    # then no offline rewrite: it rarely finds more once every ranking has looked
+    skipped = [a for a in r.actions if a["action"] == "skip:rewrite"]
+    assert skipped and skipped[0]["reason"] == REWRITE_AFTER_ALL
+    assert r.stop_reason == "exhausted" and r.iterations == 2
+
+
+def test_an_explicit_order_or_a_single_retriever_still_rewrites():
+    r = run(["irrelevant"] * 3 + ["sufficient"], [MISS_NAME], order=("hybrid",))
+    assert done(r)[0][0] == "rewrite"  # nothing else to try: other words
+    strategies = SeeingStrategies(["irrelevant"] * 4 + ["sufficient"], [WEAK])
+    order = ("hybrid", "dense", "sparse")
+    deps = Deps(strategies=strategies, retrievers={n: ListRetriever(n) for n in order})
+    ctx = Context(retrievers=order, max_iterations=3, correct_order=("swap", "rewrite"))
+    r = Pipeline(deps, ctx).run("a question")
+    assert [a for a, _ in done(r)] == ["swap", "swap", "rewrite"]
 
 
 def test_vocabulary_gap_goes_to_dense():

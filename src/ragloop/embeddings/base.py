@@ -25,6 +25,10 @@ class LocalEmbeddings(Embeddings):
     def __init__(self) -> None:
         self._memo: dict[str, np.ndarray] = {}
 
+    def clear_memo(self) -> None:
+        """Forget the remembered vectors (benches time cold runs this way)."""
+        self._memo.clear()
+
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray:
         """Vectors for distinct, non-empty texts, one row each."""

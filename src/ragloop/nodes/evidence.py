@@ -104,14 +104,19 @@ def terms(text: str) -> list[str]:
     return out
 
 
-def stems_of(text: str) -> set[str]:
-    """The stems present in a text (dotted/hyphenated tokens also by their parts)."""
+@functools.lru_cache(maxsize=200_000)
+def stems_of(text: str) -> frozenset[str]:
+    """The stems present in a text (dotted/hyphenated tokens also by their parts).
+
+    Remembered: the loop re-reads the same chunks' sentences and headings at every judge
+    step and for every question that retrieves them.
+    """
     have: set[str] = set()
     for tok in tokenize(text):
         have.add(stem(tok))
         if any(c in tok for c in "-./"):
             have.update(stem(p) for p in re.split(r"[-./]", tok) if p)
-    return have
+    return frozenset(have)
 
 
 @dataclass(frozen=True)
@@ -138,8 +143,12 @@ def split_heading(text: str) -> tuple[str, str]:
     return head.lstrip("#").strip(), body
 
 
+@functools.lru_cache(maxsize=8192)
 def lexical(question: str, text: str, heading: str = "") -> Lexical:
-    """Sentence- and section-level lexical evidence of ``text`` (under ``heading``)."""
+    """Sentence- and section-level lexical evidence of ``text`` (under ``heading``).
+
+    Remembered per (question, text, heading): a kept chunk is judged again at every step.
+    """
     want = terms(question)
     names = identifiers(question)
     sentences: list[str] = []

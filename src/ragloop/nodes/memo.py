@@ -31,9 +31,12 @@ class MemoEmbeddings(Embeddings):
         self.embedded = 0  # texts the inner model actually embedded (for benches and tests)
 
     def clear(self) -> None:
-        """Forget every remembered vector (benches time cold runs this way)."""
+        """Forget every remembered vector, the wrapped model's own too (for cold timings)."""
         self._docs.clear()
         self._queries.clear()
+        inner_clear = getattr(self.inner, "clear_memo", None)
+        if callable(inner_clear):
+            inner_clear()
 
     @staticmethod
     def _put(memo: OrderedDict[str, list[float]], key: str, vec: list[float], size: int) -> None:

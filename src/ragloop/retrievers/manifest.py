@@ -117,9 +117,18 @@ def refuse_other_embeddings(
     reasons = mismatch_reasons(manifest, embeddings_spec, embeddings)
     if reasons:
         built = manifest.get("embeddings", "?")
+        rebuild = (
+            f"`ragloop index {manifest.get('corpus_dir', 'PATH')} --out {folder} "
+            f"--embeddings {embeddings_spec} --force`"
+        )
+        if built == embeddings_spec:  # same setting, other vectors: the model itself changed
+            raise IndexError_(
+                f"index at {folder} was {'; '.join(reasons)}: the '{built}' model changed "
+                f"since the index was built, so its vectors cannot be compared. Rebuild it "
+                f"with {rebuild} (vectors already cached for the new model are reused)"
+            )
         raise IndexError_(
             f"index at {folder} was {'; '.join(reasons)}. Query it with the embeddings it was "
             f"built with (RAGLOOP_EMBEDDINGS={built} or --embeddings {built}), or rebuild it "
-            f"with `ragloop index {manifest.get('corpus_dir', 'PATH')} --out {folder} "
-            f"--embeddings {embeddings_spec} --force`"
+            f"with {rebuild}"
         )
