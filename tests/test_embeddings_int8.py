@@ -87,3 +87,18 @@ def test_parallel_calls_and_batches_give_the_same_vectors(threads, batch_size):
     got = emb._encode(TEXTS * 3)
     got /= np.linalg.norm(got, axis=1, keepdims=True)
     assert np.allclose(got, expected, atol=1e-4)
+
+
+def test_the_answer_cache_threshold_is_calibrated_for_minilm():
+    """A knowledge-base question must not be answered by a trivia entry that shares a word."""
+    from ragloop.data import ANSWER_CACHE_PATH
+    from ragloop.embeddings import load_local
+    from ragloop.nodes.answer_cache import AnswerCache, threshold_for
+
+    emb = load_local("minilm")
+    assert threshold_for(emb) > threshold_for(load_local("wordllama"))
+    cache = AnswerCache.from_jsonl(ANSWER_CACHE_PATH, emb, threshold_for(emb))
+    assert cache.lookup("What is the default Auto-Empty Frequency?") is None
+    # a general question still finds its cached twin
+    hit = cache.lookup("How quickly does light move through a vacuum?")
+    assert hit is not None and "light" in hit[0].lower()

@@ -94,3 +94,45 @@ def test_oracle_recall_follows_the_gold_in_hand(setting):
     assert got.grades == [2, 0] and got.recall == 1.0 and got.supported == [True]
     miss = asyncio.run(oracle.assess("q", ["nothing here"], [], ["q"], 1))
     assert miss.grades == [0] and miss.recall == 0.0
+
+
+
+def _worse_than_first(index, gold, offline, flip, k=3):
+    """Questions where the loop with a noisy oracle keeps less than hybrid alone finds."""
+    retrievers = {n: get_retriever(n, index, k=k) for n in ("dense", "sparse", "hybrid")}
+    strategies = OracleStrategies(offline, gold, flip=flip, seed=5)
+    deps = Deps(strategies=strategies, retrievers=retrievers)
+    ctx = Context(retrievers=("hybrid", "dense", "sparse"), k=k, retrieval="always")
+    pipe = Pipeline(deps, ctx)
+    worse = []
+    for row in _rows():
+        q = row["user_input"]
+        first = [to_item(d) for d in asyncio.run(search(retrievers["hybrid"], q, k))]
+        if _hit(first, q, gold) and not _hit(pipe.run(q).contexts, q, gold):
+            worse.append(q)
+    return worse
+
+
+def test_a_noisy_judge_seldom_makes_the_loop_worse_than_its_first_retriever(
+    setting, fixture_index, monkeypatch
+):
+    _, _, gold, offline = setting
+    import ragloop.nodes.answer as answer_node
+
+    flips = (0.1, 0.3, 0.5)
+    hedged = [len(_worse_than_first(fixture_index, gold, offline, f)) for f in flips]
+    # without reading the low-graded chunks last, a false 0 loses what hybrid had found
+    monkeypatch.setattr(answer_node, "fill_to_k", lambda kept, dropped, k: (kept, 0))
+    bare = [len(_worse_than_first(fixture_index, gold, offline, f)) for f in flips]
+    assert all(h <= b for h, b in zip(hedged, bare, strict=True)), (hedged, bare)
+    assert sum(hedged) < sum(bare), (hedged, bare)
+
+
+def test_fill_to_k_reads_low_graded_chunks_only_after_kept_ones():
+    from ragloop.nodes.answer import fill_to_k
+
+    kept = [{"id": "a", "text": "", "grade": 2}]
+    dropped = [{"id": "b", "text": "", "grade": 0}, {"id": "a", "text": "", "grade": 0}]
+    assert fill_to_k(kept, dropped, 3) == ([kept[0], dropped[0]], 1)
+    assert fill_to_k([], dropped, 3) == ([], 0)  # nothing kept: the answer says so instead
+    assert fill_to_k(kept * 3, dropped, 3)[1] == 0

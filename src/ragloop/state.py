@@ -75,6 +75,9 @@ class State(TypedDict, total=False):
     tried: list[list[str]]  # [source, query] pairs already run; never repeated
     candidates: list[ContextItem]
     contexts: list[ContextItem]
+    #: graded below the keep grade by a judge that measures evidence; read last by the
+    #: answer only to make up k passages (a false low grade cannot lose a passage)
+    dropped: list[ContextItem]
     judgment: Judgment
     iteration: int
     actions: list[Action]

@@ -42,6 +42,23 @@ def rank_contexts(contexts: list[ContextItem]) -> list[ContextItem]:
     return sorted(contexts, key=lambda c: (-c.get("grade", 0), -c.get("evidence", 0.0)))
 
 
+def fill_to_k(
+    kept: list[ContextItem], dropped: list[ContextItem], k: int
+) -> tuple[list[ContextItem], int]:
+    """Kept contexts, then (when fewer than ``k``) dropped ones in the order they were found.
+
+    A judge that measures evidence is sometimes wrong at the margin; reading what it graded
+    low after everything it kept, as naive RAG would, means one false low grade cannot lose
+    a passage the first retrieval found. Only chunks that judge graded are used, so an LLM
+    judge's "irrelevant" is never read; nothing is added when nothing was kept.
+    """
+    if not kept or len(kept) >= k:
+        return kept, 0
+    have = {c["id"] for c in kept}
+    extra = [c for c in dropped if c["id"] not in have][: k - len(kept)]
+    return [*kept, *extra], len(extra)
+
+
 def make_answer(deps: Deps) -> Any:
     """Build the answer node."""
 
@@ -66,6 +83,7 @@ def make_answer(deps: Deps) -> Any:
             }
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
+        contexts, filled = fill_to_k(contexts, state.get("dropped", []), max(ctx.k, 1))
         text, cited = await deps.strategies.answer(
             state["question"], contexts[: max(ctx.k, 1)], ctx.prompts.get("answer")
         )
@@ -75,6 +93,8 @@ def make_answer(deps: Deps) -> Any:
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
         detail = f"answered from {len(contexts)} context(s), citing {len(citations)}"
+        if filled:
+            detail += f" ({filled} graded below the keep grade read last, to make up k)"
         return {
             "answer": text,
             "citations": citations,

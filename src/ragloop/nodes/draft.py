@@ -34,6 +34,7 @@ def make_draft(deps: Deps) -> Any:
             "tried": [],
             "candidates": [],
             "contexts": [],
+            "dropped": [],
             "judgment": {},
             "iteration": 0,
             "actions": [],

@@ -93,6 +93,9 @@ def make_judge(deps: Deps) -> Any:
         ]
         new_kept = [c for c in graded if c["grade"] >= ctx.relevance_keep]
         contexts = merge(kept_before, new_kept)
+        # below the keep grade but measured: the answer may still read them last, to make up k
+        low = [c for c in graded if c["grade"] < ctx.relevance_keep and "evidence" in c]
+        dropped = merge(state.get("dropped", []), low)
         relevance = sum(c["grade"] for c in graded) / (2 * len(graded)) if graded else 0.0
         supported = assessment.supported
         recall = sum(supported) / len(supported) if supported else (1.0 if contexts else 0.0)
@@ -131,6 +134,7 @@ def make_judge(deps: Deps) -> Any:
         return {
             "candidates": graded,
             "contexts": contexts,
+            "dropped": dropped,
             "judgment": judgment,
             "stop_reason": stop,
             "steps": _with_fallback(add_step(state, "judge", detail), assessment, state),
