@@ -96,7 +96,6 @@ def test_oracle_recall_follows_the_gold_in_hand(setting):
     assert miss.grades == [0] and miss.recall == 0.0
 
 
-
 def _worse_than_first(index, gold, offline, flip, k=3):
     """Questions where the loop with a noisy oracle keeps less than hybrid alone finds."""
     retrievers = {n: get_retriever(n, index, k=k) for n in ("dense", "sparse", "hybrid")}
