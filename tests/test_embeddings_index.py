@@ -134,3 +134,27 @@ def test_embed_texts_reports_progress_and_an_estimate_for_embedded_models(wordll
     assert "embedding 10 of 10 chunks (0 cached)" in plans[0].describe()
     embed_texts(HashEmbeddings(), texts[:3], on_plan=plans.append)
     assert plans[1].seconds is None  # unknown speed: no made-up estimate
+
+
+def test_an_index_chunked_by_other_parser_code_is_rebuilt_not_served(tmp_path, monkeypatch):
+    """Upgrading ragloop's parsers or chunker makes older indexes stale (no silent old chunks)."""
+    import json
+
+    from ragloop.retrievers import manifest as manifest_module
+
+    emb = CountingEmbeddings()
+    folder = tmp_path / "idx"
+    built = open_index(CORPUS, folder, emb, "hash", chunk_size=400)
+    assert built.manifest["chunker"] == manifest_module.chunker_fingerprint()
+    stamp = (folder / "manifest.json").stat().st_mtime_ns
+    assert open_index(CORPUS, folder, emb, "hash", chunk_size=400).manifest == built.manifest
+    assert (folder / "manifest.json").stat().st_mtime_ns == stamp  # fresh: loaded as it is
+
+    # the same index as an older ragloop would have left it
+    data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    data["chunker"] = "an older parser"
+    (folder / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(IndexError_, match="another version of ragloop's parsers"):
+        load_index(folder, emb, "hash", corpus_dir=CORPUS)
+    rebuilt = open_index(CORPUS, folder, emb, "hash", chunk_size=400)
+    assert rebuilt.manifest["chunker"] == manifest_module.chunker_fingerprint()

@@ -23,6 +23,7 @@ from ragloop.retrievers.dense import build_faiss, load_faiss, save_faiss
 from ragloop.retrievers.manifest import (
     FORMAT_VERSION,
     check_replace,
+    chunker_fingerprint,
     read_manifest,
     refuse_other_embeddings,
     replaced_by,
@@ -91,6 +92,7 @@ def build_index(
     bm25 = build_bm25(report.chunks)
     manifest = {
         "format": FORMAT_VERSION,
+        "chunker": chunker_fingerprint(),
         **manifest_fields(embeddings, embeddings_spec, int(store.index.d)),
         "chunk_size": chunk_size,
         "chunk_overlap": chunk_overlap,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,28 @@ from ragloop.safety.owned import check_replaceable
 
 FORMAT_VERSION = 4  # 2: Markdown split at headings; 3: dense vectors carry the title;
 # 4: chunks come from ragloop.documents (parsed sections with heading paths, fenced code)
+
+
+#: the modules whose code decides what a chunk is and what is embedded for it
+_CHUNKING_CODE = ("documents", "retrievers/corpus.py", "retrievers/dense.py")
+
+
+@functools.cache
+def chunker_fingerprint() -> str:
+    """A digest of the parsing and chunking code that built an index's chunks.
+
+    Any change to it (a parser, the chunker, what the dense index embeds) makes indexes
+    built before it stale, so an upgrade rebuilds them (from cached vectors where the text
+    is unchanged) instead of silently serving old chunks; no version number to forget.
+    """
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha1()
+    for part in _CHUNKING_CODE:
+        path = root / part
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            digest.update(file.relative_to(root).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
@@ -49,6 +73,8 @@ def stale_reasons(
     reasons = []
     if manifest.get("format") != FORMAT_VERSION:
         reasons.append(f"index format {manifest.get('format')} is not {FORMAT_VERSION}")
+    elif manifest.get("chunker") != chunker_fingerprint():
+        reasons.append("its chunks were made by another version of ragloop's parsers")
     reasons += mismatch_reasons(manifest, embeddings_spec, embeddings)
     for key, want in (("chunk_size", chunk_size), ("chunk_overlap", chunk_overlap)):
         if want is not None and manifest.get(key) != want:
