@@ -125,8 +125,14 @@ def _ours(folder: Path) -> bool:
     """A leftover ragloop may remove: a real folder, marked, empty or holding only its files."""
     if folder.is_symlink() or not folder.is_dir():
         return False
-    names = {p.name for p in folder.iterdir()}
+    # a process killed while writing the marker leaves only the marker's temp file
+    names = {p.name for p in folder.iterdir() if not _is_marker_temp(p.name)}
     return _kind_of(folder) is not None or names <= set().union(*LEGACY.values())
+
+
+def _is_marker_temp(name: str) -> bool:
+    """The temp file ``atomic_write_text`` makes while it writes the marker."""
+    return name.startswith(f".{MARKER}.") and name.endswith(".tmp")
 
 
 def _sweep(target: Path) -> None:
