@@ -23,21 +23,25 @@ def qa_rows() -> list[dict[str, Any]]:
     return [json.loads(line) for line in QA_PATH.read_text(encoding="utf-8").splitlines() if line]
 
 
-def demo_pipeline(**context: Any) -> Pipeline:
-    """The offline demo pipeline with its index in a scratch folder (built once per model).
+def demo_index_dir() -> Path:
+    """The scratch index folder of the demo base, named after the model behind the setting.
 
-    The folder is named after the model behind the setting, so a new version of ``minilm``
-    gets a new folder instead of an index its vectors cannot be compared with.
+    A new version of ``minilm`` gets a new folder instead of an index its vectors cannot be
+    compared with.
     """
     from ragloop.embeddings import model_id
     from ragloop.providers import get_embeddings
 
+    name = load_settings().embeddings
+    tag = hashlib.sha1(model_id(get_embeddings(name, env={})).encode("utf-8")).hexdigest()[:8]
+    return SCRATCH / f"index-{name}-{tag}"
+
+
+def demo_pipeline(**context: Any) -> Pipeline:
+    """The offline demo pipeline with its index in a scratch folder (built once per model)."""
     SCRATCH.mkdir(parents=True, exist_ok=True)  # an index folder's parent must exist
-    settings = load_settings()
-    emb = get_embeddings(settings.embeddings, env={})
-    tag = hashlib.sha1(model_id(emb).encode("utf-8")).hexdigest()[:8]
-    settings = load_settings(index_dir=SCRATCH / f"index-{settings.embeddings}-{tag}")
-    return build_pipeline(settings, env={}, demo=True, embeddings=emb, **context)
+    settings = load_settings(index_dir=demo_index_dir())
+    return build_pipeline(settings, env={}, demo=True, **context)
 
 
 def reference_sources(row: dict[str, Any]) -> set[str]:

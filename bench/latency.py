@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from _demo import SCRATCH, demo_pipeline, qa_rows
+from _demo import demo_index_dir, demo_pipeline, qa_rows
 
 
 def pct(values: list[float], q: float) -> float:
@@ -33,7 +33,7 @@ def main() -> int:
     p50, p95 = statistics.median(times), pct(times, 0.95)
     print(f"warm offline run over {len(rows)} questions: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
     exe = Path(sys.executable).with_name("ragloop")
-    env = dict(os.environ, RAGLOOP_INDEX_DIR=str(SCRATCH / "index"))
+    env = dict(os.environ, RAGLOOP_INDEX_DIR=str(demo_index_dir()))
     colds = []
     for _ in range(3):
         start = time.perf_counter()
