@@ -35,6 +35,63 @@ def calibration(chunks: list[Any], questions: list[Any], vectors: dict[str, Any]
         split_g = separating_threshold(sims["q-gold"], sims["q-random"])
         split_q = separating_threshold(sims["q-q same"], sims["q-q other"])
         say(f"  {name:9s} best split q-gold/q-random {split_g:.2f}; q-q same/other {split_q:.2f}")
+    answer_cache_split()
+    offline_metric_checks()
+
+
+def answer_cache_split() -> None:
+    """The demo answer cache: general questions vs their cached twin, other questions' best."""
+    import json
+
+    from ragloop.data import ANSWER_CACHE_PATH, QA_PATH
+    from ragloop.nodes.answer_cache import AnswerCache, threshold_for
+
+    rows = [json.loads(x) for x in QA_PATH.read_text(encoding="utf-8").splitlines() if x]
+    say("   answer cache (demo QA): cosine of a question to its nearest cached question")
+    for name in ("minilm", "wordllama"):
+        emb = load_local(name)
+        cache = AnswerCache.from_jsonl(ANSWER_CACHE_PATH, emb, 1.0)
+        qs = np.asarray(emb.embed_documents([r["user_input"] for r in rows]), dtype=np.float32)
+        best = (qs @ cache._matrix.T).max(axis=1)
+        general = [float(b) for b, r in zip(best, rows, strict=True) if r["kind"] == "general"]
+        other = [float(b) for b, r in zip(best, rows, strict=True) if r["kind"] != "general"]
+        say(
+            f"  {name:9s} general (n={len(general)}) min {min(general):.2f}; kb/web/unanswerable "
+            f"(n={len(other)}) max {max(other):.2f}; threshold {threshold_for(emb):.2f}"
+        )
+
+
+def offline_metric_checks() -> None:
+    """The offline metrics' hand-made calibration cases, per model (tests have them too)."""
+    import asyncio
+
+    from ragloop.eval.metrics.offline import (
+        OfflineAnswerRelevancy,
+        OfflineContextRecall,
+        OfflineContextRelevance,
+    )
+
+    question = "When was the first Super Bowl played?"
+    contexts = [
+        "The first Super Bowl was played on January 15, 1967, in Los Angeles.",
+        "The Super Bowl is the annual championship game of the National Football League.",
+        "Photosynthesis converts light energy into chemical energy.",
+    ]
+    claims = ["The first Super Bowl took place in January 1967.", "Mount Everest is the highest."]
+    say("   offline metrics at their thresholds (relevant / partial / unrelated context grades;")
+    say("   relevancy of a direct and an off-topic answer; recall of a true and a false claim)")
+    for name in ("minilm", "wordllama"):
+        emb = load_local(name)
+        grades = asyncio.run(OfflineContextRelevance(embeddings=emb).agrade(question, contexts))
+        rel = OfflineAnswerRelevancy(embeddings=emb)
+        direct = "The first Super Bowl was on January 15, 1967."
+        good = rel.score({"user_input": question, "response": direct})
+        bad = rel.score({"user_input": question, "response": "Bananas are yellow."})
+        recall = asyncio.run(OfflineContextRecall(embeddings=emb).aattribute(claims, contexts[:1]))
+        say(
+            f"  {name:9s} grades {grades} (want [2, 1, 0]); relevancy {good.value:.2f} vs "
+            f"{bad.value:.2f}; recall {recall} (want [True, False])"
+        )
 
 
 class _Refuse:

@@ -349,3 +349,37 @@ def test_verdict_levels_come_from_shared_scores() -> None:
 
     assert list(LEVELS) == sorted(VERDICT_SCORES, key=VERDICT_SCORES.__getitem__, reverse=True)
     assert np.isclose([VERDICT_SCORES[v] for v in LEVELS], [1.0, 0.9, 0.7, 0.3, 0.0]).all()
+
+
+# --- the same calibration cases on the default embedded model ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Embeddings:
+    from ragloop.embeddings import load_local
+
+    return load_local("minilm")
+
+
+def test_offline_thresholds_hold_on_the_default_model(minilm: Embeddings) -> None:
+    """The WordLlama-calibrated thresholds separate the hand-made cases on MiniLM as well."""
+    relevancy = OfflineAnswerRelevancy(embeddings=minilm)
+    v = {k: relevancy.score({"user_input": q, "response": r}).value for k, (q, r) in SEEDS.items()}
+    assert min(v["password"], v["france_high"]) > v["python_mixed"] > v["france_low"]
+    assert v["france_high"] > 0.5 > v["france_low"]
+    relevance = OfflineContextRelevance(embeddings=minilm)
+    for question, relevant, partial, unrelated in CALIBRATION:
+        grades = asyncio.run(relevance.agrade(question, [relevant, partial, unrelated]))
+        assert grades == [2, 1, 0], question
+    contexts = [
+        "The first Super Bowl was played on January 15, 1967, at the Los Angeles Memorial "
+        "Coliseum. The Green Bay Packers beat the Kansas City Chiefs 35 to 10."
+    ]
+    claims = [
+        "The first Super Bowl took place in January 1967.",
+        "Green Bay won the game against Kansas City.",
+        "Bart Starr was named the game's most valuable player.",
+        "Mount Everest is the highest mountain on Earth.",
+    ]
+    recall = OfflineContextRecall(embeddings=minilm)
+    assert asyncio.run(recall.aattribute(claims, contexts)) == [True, True, False, False]
