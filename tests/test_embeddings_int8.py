@@ -102,3 +102,22 @@ def test_the_answer_cache_threshold_is_calibrated_for_minilm():
     # a general question still finds its cached twin
     hit = cache.lookup("How quickly does light move through a vacuum?")
     assert hit is not None and "light" in hit[0].lower()
+
+
+def test_a_forked_child_embeds_in_parallel_without_waiting_forever():
+    """The parallel calls' thread pool must not be inherited over fork (it would hang)."""
+    import multiprocessing
+
+    emb = MiniLMEmbeddings(threads=2)
+    emb._memo.clear()
+    parent = emb.embed_array(TEXTS)  # the parent's pool exists now
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        child = pool.apply_async(_embed_in_child, (TEXTS,)).get(timeout=120)
+    assert np.allclose(parent, child, atol=1e-4)
+
+
+def _embed_in_child(texts):
+    emb = MiniLMEmbeddings(threads=2)
+    emb._memo.clear()
+    return emb.embed_array(texts)

@@ -180,6 +180,15 @@ def _load(threads: int, max_len: int) -> tuple[Any, Any]:
     return session, tokenizer
 
 
+def _forget_pools() -> None:
+    """In a forked child: the parent's worker threads do not exist here, so start afresh."""
+    _POOLS.clear()
+
+
+if hasattr(os, "register_at_fork"):  # a pool inherited over fork would wait forever
+    os.register_at_fork(after_in_child=_forget_pools)
+
+
 def _pool(threads: int) -> ThreadPoolExecutor:
     with _LOCK:
         if threads not in _POOLS:
