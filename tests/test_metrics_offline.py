@@ -272,17 +272,20 @@ def test_context_recall_counts_attributed_sentences() -> None:
     assert asyncio.run(metric.aattribute([], contexts)) == []
 
 
+RECALL_CONTEXTS = [
+    "The first Super Bowl was played on January 15, 1967, at the Los Angeles Memorial "
+    "Coliseum. The Green Bay Packers beat the Kansas City Chiefs 35 to 10."
+]
+RECALL_CLAIMS = [  # two supported by the context, two not
+    "The first Super Bowl took place in January 1967.",
+    "Green Bay won the game against Kansas City.",
+    "Bart Starr was named the game's most valuable player.",
+    "Mount Everest is the highest mountain on Earth.",
+]
+
+
 def test_context_recall_with_wordllama(wordllama: Embeddings) -> None:
-    contexts = [
-        "The first Super Bowl was played on January 15, 1967, at the Los Angeles Memorial "
-        "Coliseum. The Green Bay Packers beat the Kansas City Chiefs 35 to 10."
-    ]
-    claims = [
-        "The first Super Bowl took place in January 1967.",
-        "Green Bay won the game against Kansas City.",
-        "Bart Starr was named the game's most valuable player.",
-        "Mount Everest is the highest mountain on Earth.",
-    ]
+    contexts, claims = RECALL_CONTEXTS, RECALL_CLAIMS
     metric = OfflineContextRecall(embeddings=wordllama)
     assert asyncio.run(metric.aattribute(claims, contexts)) == [True, True, False, False]
 
@@ -371,15 +374,6 @@ def test_offline_thresholds_hold_on_the_default_model(minilm: Embeddings) -> Non
     for question, relevant, partial, unrelated in CALIBRATION:
         grades = asyncio.run(relevance.agrade(question, [relevant, partial, unrelated]))
         assert grades == [2, 1, 0], question
-    contexts = [
-        "The first Super Bowl was played on January 15, 1967, at the Los Angeles Memorial "
-        "Coliseum. The Green Bay Packers beat the Kansas City Chiefs 35 to 10."
-    ]
-    claims = [
-        "The first Super Bowl took place in January 1967.",
-        "Green Bay won the game against Kansas City.",
-        "Bart Starr was named the game's most valuable player.",
-        "Mount Everest is the highest mountain on Earth.",
-    ]
     recall = OfflineContextRecall(embeddings=minilm)
-    assert asyncio.run(recall.aattribute(claims, contexts)) == [True, True, False, False]
+    got = asyncio.run(recall.aattribute(RECALL_CLAIMS, RECALL_CONTEXTS))
+    assert got == [True, True, False, False]
