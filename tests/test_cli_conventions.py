@@ -172,6 +172,10 @@ def test_index_and_retrieve_print_json_and_take_registered_retrievers(tmp_path):
     ranked = _invoke("retrieve", "valve", "--index", str(tmp_path / "idx"), "-k", "2", "--json")
     assert ranked.exit_code == 0, ranked.output
     assert [c["rank"] for c in json.loads(ranked.stdout)] == [1, 2]
+    # no match is said in words, not shown as an empty table
+    none = _invoke("retrieve", "zzqx wvvk", "--index", str(tmp_path / "idx"), "-r", "sparse")
+    assert none.exit_code == 0 and "no chunk matched" in none.output, none.output
+    assert _invoke("retrieve", "valve", "--index", str(tmp_path / "idx"), "-k", "0").exit_code == 2
     register_retriever("cli-noid", NoIdRetriever())
     try:
         mine = _invoke("retrieve", "valve", "--index", str(tmp_path / "idx"), "-r", "cli-noid")

@@ -126,7 +126,7 @@ def retrieve(
     retriever: str = typer.Option(
         "hybrid", "--retriever", "-r", help="dense, sparse, hybrid or a registered name"
     ),
-    k: int = typer.Option(5, "-k", help="how many chunks"),
+    k: int = typer.Option(5, "-k", min=1, help="how many chunks"),
     index_dir: Path = typer.Option(
         None, "--index", help="index folder (default: RAGLOOP_INDEX_DIR)"
     ),
@@ -151,6 +151,12 @@ def retrieve(
             for n, d in enumerate(docs, start=1)
         ]
         typer.echo(json.dumps(chunks, ensure_ascii=False, indent=2, default=str))
+        return
+    if not docs:  # an empty table would look like a failure
+        hint = (
+            " (BM25 matches words only: try -r hybrid or -r dense)" if retriever == "sparse" else ""
+        )
+        console.print(plain(f"{retriever}: no chunk matched '{question}'{hint}"))
         return
     table = Table(title=plain(f"{retriever}: {question}"))
     for col in ("#", "score", "source", "text"):
