@@ -132,3 +132,18 @@ def test_ragloop_chat_keeps_memory_and_traces_in_postgres(pg_url, tmp_path, monk
             for row in conn.execute(f"SELECT * FROM {table}").fetchall():
                 raw += b"".join(v if isinstance(v, bytes) else str(v).encode() for v in row)
     assert b"interlibrary" in raw and KEY[8:].encode() not in raw
+
+
+def test_ragloop_ask_records_its_turn_in_postgres_too(pg_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("RAGLOOP_WEB", "off")
+    monkeypatch.setenv("RAGLOOP_DATABASE_URL", pg_url)
+    for name in ("RAGLOOP_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    question = f"How much does an interlibrary loan cost? ({uuid.uuid4().hex})"
+    out = CliRunner().invoke(app, ["ask", question, "--corpus", str(CORPUS)])
+    assert out.exit_code == 0, out.output
+    assert not (tmp_path / "data" / "traces.sqlite").exists()  # every replica sees one table
+    asked = [t for t in PgTraceStore(pg_url).turns() if t.question == question]
+    assert len(asked) == 1 and asked[0].source == "ask"

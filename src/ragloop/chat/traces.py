@@ -206,8 +206,18 @@ def trace_from_result(
     )
 
 
+def trace_store(settings: Any, explicit: str | Path | None = None) -> Any:
+    """Where served turns are kept: ``explicit``, else Postgres with a ``database_url``
+    (every replica writes one table), else ``<data_dir>/traces.sqlite``."""
+    if explicit is None and getattr(settings, "database_url", None):
+        from ragloop.serve.traces import PgTraceStore
+
+        return PgTraceStore(settings.database_url)
+    return TraceStore(explicit or Path(settings.data_dir) / "traces.sqlite")
+
+
 def record_turn(
-    store: TraceStore | str | Path,
+    store: Any,
     result: Any,
     thread: str | None,
     model: str,
@@ -215,7 +225,11 @@ def record_turn(
     *,
     source: str = "chat",
 ) -> int:
-    """Record one served turn (chat or ``ask``) in ``store``; returns the row id."""
-    if not isinstance(store, TraceStore):
+    """Record one served turn (chat or ``ask``) in ``store``; returns the row id.
+
+    ``store`` is a path (a SQLite trace file) or any store with ``add`` (``TraceStore``,
+    the Postgres ``PgTraceStore``).
+    """
+    if isinstance(store, str | Path):
         store = TraceStore(store)
     return store.add(trace_from_result(result, thread or "", model, original or "", source))

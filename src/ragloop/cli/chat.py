@@ -158,7 +158,6 @@ def chat(
 ) -> None:
     """Chat with memory across turns; every turn is recorded in the trace store."""
     from ragloop.chat.session import ChatSession
-    from ragloop.chat.traces import TraceStore
     from ragloop.pipeline import build_pipeline
 
     settings = load_settings(
@@ -167,12 +166,9 @@ def chat(
     with err_console.status("building the pipeline…"):
         pipeline = build_pipeline(settings, corpus_dir=corpus)
     url = settings.database_url  # memory, thread locks and (without --traces) traces in Postgres
-    if url and traces is None:
-        from ragloop.serve.traces import PgTraceStore
+    from ragloop.chat.traces import trace_store
 
-        store: Any = PgTraceStore(url)
-    else:
-        store = TraceStore(traces or Path(settings.data_dir) / "traces.sqlite")
+    store = trace_store(settings, traces)
     db = Path(settings.data_dir) / "chat.sqlite"
     with ChatSession(pipeline, db, thread_id=thread, traces=store, database_url=url) as session:
         console.print(

@@ -103,10 +103,10 @@ def ask(
     err_console.print(plain(f"answering from: {pipeline.describe_sources()}", "dim"))
     with err_console.status("thinking…"):
         result = pipeline.run(question, reference=reference)
-    from ragloop.chat.traces import record_turn
+    from ragloop.chat.traces import record_turn, trace_store
 
     record_turn(
-        Path(settings.data_dir) / "traces.sqlite",
+        trace_store(settings),  # Postgres with a database_url, like chat
         result,
         None,
         pipeline.model,
