@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -124,13 +124,15 @@ def _field_adapter(name: str) -> TypeAdapter[Any]:
     return TypeAdapter(Annotated[info.annotation, *info.metadata, strict])  # type: ignore[arg-type]
 
 
-def context_of(runtime: Any) -> Context:
-    """The run's Context: the defaults when a caller (a server client) sent none or a dict."""
+def context_of(runtime: Any, default: Context | None = None) -> Context:
+    """The run's Context. A caller (a server client) that sent none gets ``default`` (the
+    server's settings) or the built-in defaults; a dict it sent overrides those fields only."""
     ctx = getattr(runtime, "context", None)
+    base = default or Context()
     if ctx is None:
-        return Context()
+        return base
     if isinstance(ctx, dict):
-        return Context(**ctx)
+        return replace(base, **ctx)
     return ctx  # type: ignore[no-any-return]
 
 
@@ -189,3 +191,28 @@ class Context:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def context_schema_for(defaults: Context) -> type[Context]:
+    """A ``Context`` whose field defaults are ``defaults`` (a server's settings).
+
+    LangGraph builds a run's context from the graph's schema, so a client that sends only
+    ``{"k": 2}`` keeps the server's other settings, and the published schema shows them.
+    """
+    import typing
+    from dataclasses import fields, make_dataclass
+
+    hints = typing.get_type_hints(Context)
+    spec: list[tuple[str, Any, Any]] = []
+    for f in fields(Context):
+        value = getattr(defaults, f.name)
+        if isinstance(value, dict):
+            spec.append(
+                (f.name, hints[f.name], field(default_factory=functools.partial(dict, value)))
+            )
+        else:
+            spec.append((f.name, hints[f.name], field(default=value)))
+    made = make_dataclass("Context", spec, bases=(Context,), frozen=True)
+    made.__doc__ = Context.__doc__
+    made.__module__ = Context.__module__
+    return made

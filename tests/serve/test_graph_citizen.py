@@ -138,3 +138,31 @@ def test_pipeline_result_keeps_the_runs_reference(pipe):
     result = pipe.run(QUESTIONS[0], reference="The P-40 pump moves 40 litres per minute.")
     assert result.reference == "The P-40 pump moves 40 litres per minute."
     assert result.to_sample().reference == result.reference
+
+
+def test_a_run_without_context_follows_the_servers_settings(tmp_path, monkeypatch, wordllama):
+    """The server's RAGLOOP_* settings are the defaults of a run whose client sends none."""
+    from ragloop.graph.server import build_server_graph
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "pumps.md").write_text("# Pumps\n\nThe P-40 pump moves 40 litres per minute.")
+    (corpus / "valves.md").write_text("# Valves\n\nValve V-7 closes when pressure tops 3 bar.")
+    build_index(corpus, wordllama, "wordllama", tmp_path / "idx")
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAGLOOP_EMBEDDINGS", "wordllama")
+    settings = load_settings(
+        index_dir=tmp_path / "idx", web="off", k=1, max_iterations=0, retrieval="always"
+    )
+    graph = build_server_graph(settings)
+
+    def retrieved(final):
+        return [s["detail"] for s in final["steps"] if s["node"] == "retrieve"]
+
+    bare = graph.invoke({"question": QUESTIONS[0]})
+    assert [d.split(" for ")[0] for d in retrieved(bare)] == ["hybrid returned 1 chunk(s)"]
+    assert not [s for s in bare["steps"] if s["node"] == "correct"]  # max_iterations=0
+    # a partial context changes its fields only; the rest stay the server's
+    some = graph.invoke({"question": QUESTIONS[0]}, context={"k": 2})
+    assert [d.split(" for ")[0] for d in retrieved(some)] == ["hybrid returned 2 chunk(s)"]
+    assert not [s for s in some["steps"] if s["node"] == "correct"]

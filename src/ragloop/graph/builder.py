@@ -26,13 +26,14 @@ def recursion_limit(max_iterations: int) -> int:
     return 8 + 3 * max_iterations + 4
 
 
-def build_graph(deps: Deps, checkpointer: Any = None) -> Any:
-    """The compiled self-correcting graph over ``deps`` (context schema: ``Context``).
+def build_graph(deps: Deps, checkpointer: Any = None, context_schema: Any = Context) -> Any:
+    """The compiled self-correcting graph over ``deps`` (context schema: ``Context``, or a
+    subclass carrying a server's settings as its defaults).
 
     A run is one chat turn: ``condense`` opens it (follow-up -> standalone question) and
     ``remember`` closes it (answer logged in ``messages``, per-turn inputs cleared).
     """
-    graph = StateGraph(State, context_schema=Context)
+    graph = StateGraph(State, context_schema=context_schema)
     nodes = {
         "condense": make_condense(deps),
         "draft": make_draft(deps),

@@ -12,38 +12,30 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 _LOCK = threading.Lock()
 _GRAPH: Any = None
 
 
-def trace_store_for(settings: Any) -> Any:
-    """The trace store the settings name: Postgres with a database URL, else SQLite."""
-    if settings.database_url:
-        from ragloop.serve.traces import PgTraceStore
-
-        return PgTraceStore(settings.database_url)
-    from ragloop.chat.traces import TraceStore
-
-    return TraceStore(Path(settings.data_dir) / "traces.sqlite")
-
-
 def build_server_graph(settings: Any = None) -> Any:
     """A fresh compiled graph for a server: the pipeline's deps plus a trace store."""
-    from ragloop.config import load_settings
+    from ragloop.chat.traces import trace_store
+    from ragloop.config import context_schema_for, load_settings
     from ragloop.graph.builder import build_graph
     from ragloop.pipeline import build_pipeline
 
     settings = settings or load_settings()
     pipe = build_pipeline(settings)
-    extras = {**pipe.deps.extras, "traces": trace_store_for(settings), "model": pipe.model}
+    extras = {**pipe.deps.extras, "traces": trace_store(settings), "model": pipe.model}
     retrievers = pipe.deps.retrievers
     if settings.database_url:
         retrievers = with_postgres_index(settings.database_url, retrievers, settings.k)
-    deps = dataclasses.replace(pipe.deps, extras=extras, retrievers=retrievers)
-    return build_graph(deps)
+    # a run whose client sends no context (or only some fields) gets the server's settings
+    deps = dataclasses.replace(
+        pipe.deps, extras=extras, retrievers=retrievers, context=pipe.context
+    )
+    return build_graph(deps, context_schema=context_schema_for(pipe.context))
 
 
 class _Retrievers(Mapping[str, Any]):

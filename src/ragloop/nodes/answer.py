@@ -63,7 +63,7 @@ def make_answer(deps: Deps) -> Any:
     """Build the answer node."""
 
     async def answer(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = context_of(runtime)  # defaults when a caller sent no context
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         stop = state.get("stop_reason") or ""
         if not state.get("retrieve"):
             return {

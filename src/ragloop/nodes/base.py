@@ -80,6 +80,8 @@ class Deps:
     retrievers: Mapping[str, Any]
     web: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: the context of a run whose caller sent none (a server's RAGLOOP_* settings)
+    context: Any = None
 
     def available_retrievers(self, order: tuple[str, ...]) -> list[str]:
         """The configured retriever order; a name no retriever answers to is a clear error."""

@@ -81,7 +81,7 @@ def make_correct(deps: Deps) -> Any:
     """Build the correct node; each skipped action is recorded with its reason."""
 
     async def correct(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = context_of(runtime)  # defaults when a caller sent no context
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         verdict = state["judgment"]["verdict"]
         iteration = state.get("iteration", 0) + 1
         tried = {(s, q) for s, q in state.get("tried", [])}

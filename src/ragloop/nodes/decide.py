@@ -16,7 +16,7 @@ def make_decide(deps: Deps) -> Any:
     """Build the decide node (``retrieval = auto | always | never``)."""
 
     async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = context_of(runtime)  # defaults when a caller sent no context
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         if ctx.retrieval == "always":
             return _out(state, True, None, "retrieval=always")
         if ctx.retrieval == "never":

@@ -15,7 +15,7 @@ def make_draft(deps: Deps) -> Any:
     """Build the draft node; it also resets the per-question fields of the state."""
 
     async def draft(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = context_of(runtime)  # defaults when a caller sent no context
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         question = state["question"]
         result = await deps.strategies.draft(question, ctx.prompts.get("draft"))
         # the path starts fresh each turn; only the condense step of this turn is kept

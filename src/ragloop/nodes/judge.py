@@ -67,7 +67,7 @@ def make_judge(deps: Deps) -> Any:
     """Build the judge node (development mode against a reference, else service mode)."""
 
     async def judge(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = context_of(runtime)  # defaults when a caller sent no context
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         question = state["question"]
         candidates = state.get("candidates", [])
         kept_before = state.get("contexts", [])

@@ -15,7 +15,7 @@ def make_retrieve(deps: Deps) -> Any:
     """Build the retrieve node; it records the pair so it is never run twice."""
 
     async def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = context_of(runtime)  # defaults when a caller sent no context
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         source, query = state["retriever"], state["query"]
         if source == "web":
             docs = await deps.web.asearch(query, ctx.k)
