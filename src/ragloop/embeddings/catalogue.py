@@ -49,7 +49,7 @@ CATALOGUE: dict[str, ModelCard] = {
         size_mb=16.0,
         chunks_per_second=1000.0,  # 426/s measured on a heavily shared machine
         loader="ragloop.embeddings.wordllama:WordLlamaEmbeddings",
-        summary="WordLlama averaged word vectors: ~50x faster, weaker on paraphrased questions",
+        summary="WordLlama averaged word vectors: ~10-25x faster, weaker on paraphrased questions",
     ),
 }
 
