@@ -63,3 +63,33 @@ def test_a_repaired_reply_is_used_and_no_fallback_is_recorded(
     assert not [s for s in result.steps if s["node"] == "judge-fallback"]
     assert result.stop_reason == "sufficient"
     assert [c["grade"] for c in result.contexts] == [2]  # the LLM's grades, not offline ones
+
+
+def test_an_unusable_draft_or_rewrite_reply_is_recorded_in_the_path(
+    openai_server, fixture_index, wordllama
+):
+    """Every LLM step that falls back says so: the draft, and the rewrite (done offline)."""
+    from ragloop.config import Context
+
+    def broken(body):
+        system = body["messages"][0]["content"]
+        if system.startswith(prompts.DRAFT.instruction.strip()):
+            return "not json at all"
+        if system.startswith(prompts.REWRITE.instruction.strip()):
+            return "still not json"
+        if system.startswith(prompts.ASSESS.instruction.strip()):  # nothing is ever enough
+            data = _inputs(body["messages"])
+            n = data["new_contexts"].count("<context n=")
+            return {"grades": [1] * n, "supported": [False] * len(data["claims"])}
+        return respond(body)
+
+    openai_server.default.reply = broken
+    pipe = _pipeline(openai_server, fixture_index, wordllama)
+    pipe.context = Context(max_iterations=2, correct_order=("rewrite",))
+    result = pipe.run(QUESTION)
+    drafts = [s for s in result.steps if s["node"] == "draft-fallback"]
+    assert len(drafts) == 1 and "no draft, retrieving" in drafts[0]["detail"]
+    rewrites = [a for a in result.actions if a["action"] == "rewrite"]
+    assert rewrites and "rewritten offline instead" in rewrites[0]["reason"]
+    assert rewrites[0]["query"] != QUESTION  # the offline rewrite still added words
+    assert "draft-fallback: " in "\n".join(result.path())

@@ -22,6 +22,23 @@ class Draft:
     source: str  # "llm" | "cache" | "none"
     noncommittal: bool
     needs_retrieval: bool | None = None  # None: the strategy has no opinion
+    #: why there is no draft although one was asked for (an unusable LLM reply), else None
+    fallback: str | None = None
+
+
+class Rewrite(str):
+    """A rewritten query; ``fallback`` says why it came from a fallback (an unusable LLM reply).
+
+    A ``str``, so strategies that return a plain string still fit.
+    """
+
+    fallback: str | None = None
+
+    @classmethod
+    def by_fallback(cls, query: str, why: str) -> Rewrite:
+        out = cls(query)
+        out.fallback = why
+        return out
 
 
 @dataclass

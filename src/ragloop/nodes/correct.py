@@ -133,13 +133,16 @@ def make_correct(deps: Deps) -> Any:
                 new = await deps.strategies.rewrite(
                     state["question"], query, seen, ctx.prompts.get("rewrite")
                 )
+                fallback = getattr(new, "fallback", None)
                 new = new.strip()
                 # new words suit a ranking that reads both words and meaning
                 target = "hybrid" if diagnosis and "hybrid" in names else base
                 if new and (target, new) not in tried:
                     choice, why = (target, new), f"{seen_as}: rewrite the query for {target}"
+                    if fallback:
+                        why += f" ({fallback})"
                 else:
-                    why = "the rewrite gave no new query"
+                    why = "the rewrite gave no new query" + (f" ({fallback})" if fallback else "")
             elif action == "web":
                 if deps.web is None:
                     why = "no web search configured (set TAVILY_API_KEY or a web corpus)"

@@ -8,7 +8,12 @@ from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
-from ragloop.state import State, add_step
+from ragloop.state import State, Step, add_step
+
+
+def _with_fallback(steps: list[Step], why: str | None) -> list[Step]:
+    """The path plus a ``draft-fallback`` step when the draft could not be made."""
+    return [*steps, Step(node="draft-fallback", detail=why, iteration=0)] if why else steps
 
 
 def make_draft(deps: Deps) -> Any:
@@ -42,7 +47,7 @@ def make_draft(deps: Deps) -> Any:
             "citations": [],
             "scores": {},
             "stop_reason": "",
-            "steps": add_step(start, "draft", detail),
+            "steps": _with_fallback(add_step(start, "draft", detail), result.fallback),
         }
 
     return draft

@@ -13,7 +13,7 @@ from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
 from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.nodes import prompts
-from ragloop.nodes.base import Assessment, Draft
+from ragloop.nodes.base import Assessment, Draft, Rewrite
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.state import ContextItem
 
@@ -49,8 +49,8 @@ class LLMStrategies:
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         p = prompts.DRAFT.with_instruction(prompt) if prompt else prompts.DRAFT
         out = await self.judge.ask(p, {"question": question}, DraftOut)
-        if out.output is None:
-            return Draft("", "none", True, True)
+        if out.output is None:  # no closed-book answer to trust: retrieve, and say why
+            return Draft("", "none", True, True, fallback=f"{out.error}; no draft, retrieving")
         o = out.output
         return Draft(o.answer, "llm", o.noncommittal or not o.answer.strip(), o.needs_retrieval)
 
@@ -93,7 +93,11 @@ class LLMStrategies:
         }
         p = prompts.REWRITE.with_instruction(prompt) if prompt else prompts.REWRITE
         out = await self.judge.ask(p, inputs, RewriteOut)
-        return out.output.query.strip() if out.output else ""
+        if out.output is not None:
+            return out.output.query.strip()
+        # an unreadable reply: the offline rewrite (the kept chunks' own words), recorded
+        offline = await self.offline.rewrite(question, query, contexts, prompt)
+        return Rewrite.by_fallback(offline, f"{out.error}; rewritten offline instead")
 
     async def answer(
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
