@@ -105,13 +105,18 @@ def test_a_held_thread_lock_makes_the_other_replica_wait(pg_url, tmp_path):
         assert [t.original for t in session.history()] == ["What is a valve?"]
 
 
-def test_ragloop_chat_keeps_memory_and_traces_in_postgres(pg_url, tmp_path, monkeypatch):
+def _offline_cli_on_postgres(monkeypatch, tmp_path, pg_url):
+    """The CLI offline, its files under tmp_path, its shared state in the test's Postgres."""
     monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "index"))
     monkeypatch.setenv("RAGLOOP_WEB", "off")
     monkeypatch.setenv("RAGLOOP_DATABASE_URL", pg_url)
     for name in ("RAGLOOP_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+
+
+def test_ragloop_chat_keeps_memory_and_traces_in_postgres(pg_url, tmp_path, monkeypatch):
+    _offline_cli_on_postgres(monkeypatch, tmp_path, pg_url)
     thread = uuid.uuid4().hex
     args = ["chat", "--thread", thread, "--corpus", str(CORPUS)]
     first = CliRunner().invoke(
@@ -135,12 +140,7 @@ def test_ragloop_chat_keeps_memory_and_traces_in_postgres(pg_url, tmp_path, monk
 
 
 def test_ragloop_ask_records_its_turn_in_postgres_too(pg_url, tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "index"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    monkeypatch.setenv("RAGLOOP_DATABASE_URL", pg_url)
-    for name in ("RAGLOOP_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+    _offline_cli_on_postgres(monkeypatch, tmp_path, pg_url)
     question = f"How much does an interlibrary loan cost? ({uuid.uuid4().hex})"
     out = CliRunner().invoke(app, ["ask", question, "--corpus", str(CORPUS)])
     assert out.exit_code == 0, out.output
