@@ -10,9 +10,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from ragloop.config import load_settings
 from ragloop.graph.builder import build_graph
-from ragloop.pipeline import build_pipeline
 from ragloop.retrievers.index import build_index
 from ragloop.state import merge_messages
+from tests.serve.conftest import write_tiny_corpus
 
 QUESTIONS = [
     "How fast is the P-40 pump?",
@@ -22,15 +22,8 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def pipe(tmp_path_factory, wordllama):
-    tmp = tmp_path_factory.mktemp("citizen")
-    corpus = tmp / "corpus"
-    corpus.mkdir()
-    (corpus / "pumps.md").write_text("# Pumps\n\nThe P-40 pump moves 40 litres per minute.")
-    (corpus / "valves.md").write_text("# Valves\n\nValve V-7 closes when pressure tops 3 bar.")
-    build_index(corpus, wordllama, "wordllama", tmp / "idx")
-    settings = load_settings(index_dir=tmp / "idx", web="off")
-    return build_pipeline(settings, env={}, embeddings=wordllama)
+def pipe(small_pipe):
+    return small_pipe  # the offline pipeline over pumps and valves (tests/serve/conftest.py)
 
 
 def _strict_json(value):
@@ -144,11 +137,7 @@ def test_a_run_without_context_follows_the_servers_settings(tmp_path, monkeypatc
     """The server's RAGLOOP_* settings are the defaults of a run whose client sends none."""
     from ragloop.graph.server import build_server_graph
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    (corpus / "pumps.md").write_text("# Pumps\n\nThe P-40 pump moves 40 litres per minute.")
-    (corpus / "valves.md").write_text("# Valves\n\nValve V-7 closes when pressure tops 3 bar.")
-    build_index(corpus, wordllama, "wordllama", tmp_path / "idx")
+    build_index(write_tiny_corpus(tmp_path / "corpus"), wordllama, "wordllama", tmp_path / "idx")
     monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RAGLOOP_EMBEDDINGS", "wordllama")
     settings = load_settings(

@@ -23,6 +23,7 @@ from langgraph_sdk import get_client  # noqa: E402
 
 from ragloop.chat.traces import TraceStore  # noqa: E402
 from ragloop.serve.dev import start_dev_server, stop_server, wait_ready, write_config  # noqa: E402
+from tests.serve.conftest import offline_server_env  # noqa: E402
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 Q1 = "How much does an interlibrary loan cost?"
@@ -39,17 +40,7 @@ def server(tmp_path_factory):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {
-        "RAGLOOP_CORPUS_DIR": str(CORPUS),
-        "RAGLOOP_INDEX_DIR": str(tmp / "idx"),
-        "RAGLOOP_DATA_DIR": str(tmp / "data"),
-        "RAGLOOP_WEB": "off",
-        "RAGLOOP_EMBEDDINGS": "wordllama",
-        # any outside connection would fail at once instead of leaving the test offline by luck
-        "HTTPS_PROXY": "http://127.0.0.1:9",
-        "HTTP_PROXY": "http://127.0.0.1:9",
-        "NO_PROXY": "127.0.0.1,localhost",
-    }
+    env = offline_server_env(tmp)
     proc = start_dev_server(write_config(tmp / "srv"), port, env, log=tmp / "server.log")
     try:
         wait_ready(port, proc)

@@ -17,6 +17,7 @@ from langgraph_sdk import get_client  # noqa: E402
 
 from ragloop.serve.dev import start_dev_server, stop_server, wait_ready, write_config  # noqa: E402
 from ragloop.serve.traces import PgTraceStore  # noqa: E402
+from tests.serve.conftest import offline_server_env  # noqa: E402
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 
@@ -28,16 +29,7 @@ def _port() -> int:
 
 
 def test_a_thread_continues_on_another_replica(pg_url, tmp_path):
-    env = {
-        "RAGLOOP_CORPUS_DIR": str(CORPUS),
-        "RAGLOOP_INDEX_DIR": str(tmp_path / "idx"),
-        "RAGLOOP_DATA_DIR": str(tmp_path / "data"),
-        "RAGLOOP_WEB": "off",
-        "RAGLOOP_EMBEDDINGS": "wordllama",
-        "RAGLOOP_DATABASE_URL": pg_url,
-        "HTTPS_PROXY": "http://127.0.0.1:9",
-        "NO_PROXY": "127.0.0.1,localhost",
-    }
+    env = offline_server_env(tmp_path, RAGLOOP_DATABASE_URL=pg_url)
     config = write_config(tmp_path / "srv", postgres=True)
     ports = [_port(), _port()]
     procs = [start_dev_server(config, p, env, log=tmp_path / f"{p}.log") for p in ports]
