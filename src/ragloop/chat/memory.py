@@ -20,18 +20,26 @@ def _secrets() -> list[str]:
     return secret_values()
 
 
-class RedactingSaver(AsyncSqliteSaver):
-    """``AsyncSqliteSaver`` that redacts checkpoint values and pending writes before saving."""
+class RedactingWrites:
+    """Mixin for an async LangGraph checkpointer: checkpoint values, metadata and pending
+    writes pass one redaction pass before the saver it is mixed into stores them (SQLite
+    here, Postgres in ``ragloop.serve.chatmemory``)."""
 
     async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
         secrets = _secrets()
         clean: Any = dict(checkpoint)
         clean["channel_values"] = redact_value(checkpoint.get("channel_values", {}), secrets)
-        return await super().aput(config, clean, redact_value(metadata, secrets), new_versions)
+        saver: Any = super()
+        return await saver.aput(config, clean, redact_value(metadata, secrets), new_versions)
 
     async def aput_writes(
         self, config: Any, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
     ) -> None:
         secrets = _secrets()
         clean = [(channel, redact_value(value, secrets)) for channel, value in writes]
-        await super().aput_writes(config, clean, task_id, task_path)
+        saver: Any = super()
+        await saver.aput_writes(config, clean, task_id, task_path)
+
+
+class RedactingSaver(RedactingWrites, AsyncSqliteSaver):
+    """``AsyncSqliteSaver`` that redacts checkpoint values and pending writes before saving."""

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import Any
 
 from ragloop.errors import RagloopError
-from ragloop.redact import redact_value
 
 __all__ = ["open_pg_chat_saver", "pg_thread_lock"]
 
@@ -29,23 +28,10 @@ def _saver_class() -> Any:
         raise RagloopError(
             "chat memory in Postgres needs the [server] extra: pip install 'ragloop[server]'"
         ) from None
-    from ragloop.chat.traces import secret_values
+    from ragloop.chat.memory import RedactingWrites
 
-    class RedactingPgSaver(AsyncPostgresSaver):  # type: ignore[misc]
+    class RedactingPgSaver(RedactingWrites, AsyncPostgresSaver):  # type: ignore[misc]
         """``AsyncPostgresSaver`` that redacts checkpoint values and writes before saving."""
-
-        async def aput(self, config: Any, checkpoint: Any, metadata: Any, versions: Any) -> Any:
-            secrets = secret_values()
-            clean: Any = dict(checkpoint)
-            clean["channel_values"] = redact_value(checkpoint.get("channel_values", {}), secrets)
-            return await super().aput(config, clean, redact_value(metadata, secrets), versions)
-
-        async def aput_writes(
-            self, config: Any, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = ""
-        ) -> None:
-            secrets = secret_values()
-            clean = [(channel, redact_value(value, secrets)) for channel, value in writes]
-            await super().aput_writes(config, clean, task_id, task_path)
 
     return RedactingPgSaver
 
