@@ -39,3 +39,20 @@ def test_a_build_killed_while_writing_its_marker_is_swept(tmp_path):
 
     assert not dead.exists()
     assert (mine / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_lookalike_holding_only_other_ragloop_file_names_is_not_swept(tmp_path):
+    """A moved-aside index must be an index: a user's folder of 'results.csv' stays."""
+    target = tmp_path / "index"
+    user = tmp_path / ".index.old-results"
+    user.mkdir()
+    (user / "results.csv").write_text("my,own\n1,2\n", encoding="utf-8")
+    empty = tmp_path / ".index.old-empty"  # an empty leftover loses nothing
+    empty.mkdir()
+
+    built = new_build_folder(target)
+    (built / "manifest.json").write_text("{}", encoding="utf-8")
+    replace_folder(built, target, "index")
+
+    assert (user / "results.csv").read_text(encoding="utf-8") == "my,own\n1,2\n"
+    assert not empty.exists()

@@ -130,20 +130,27 @@ def _ours(folder: Path) -> bool:
     return _kind_of(folder) is not None or names <= set().union(*LEGACY.values())
 
 
+def _empty(folder: Path) -> bool:
+    return not any(folder.iterdir())
+
+
 def _is_marker_temp(name: str) -> bool:
     """The temp file ``atomic_write_text`` makes while it writes the marker."""
     return name.startswith(f".{MARKER}.") and name.endswith(".tmp")
 
 
-def _sweep(target: Path) -> None:
+def _sweep(target: Path, kind: str) -> None:
     """Remove leftovers of killed swaps and builds beside ``target`` (call under its lock).
 
-    Only folders that carry ragloop's names *and* pass ``_ours`` go: a user's folder that
+    Only folders that carry ragloop's names *and* are ragloop's go: a moved-aside target
+    only when it is a ragloop folder of ``kind`` (its marker, or for an index made before
+    markers existed its manifest with only index files) or empty; a build only when marked,
+    empty or holding only ragloop's files, and its process is gone. A user's folder that
     happens to be called ``.index.old-x`` is left alone.
     """
     now = time.time()
     for old in target.parent.glob(f".{target.name}.old-*"):
-        if _ours(old):
+        if not old.is_symlink() and old.is_dir() and (is_owned(old, kind) or _empty(old)):
             shutil.rmtree(old, ignore_errors=True)
     for build in target.parent.glob(f".{target.name}.build-*"):
         if not _ours(build):
@@ -166,7 +173,7 @@ def replace_folder(built: str | Path, target: str | Path, kind: str, flag: str =
     check_replaceable(target, kind, flag)
     mark_folder(built, kind)
     fsync_dir(built)
-    _sweep(target)
+    _sweep(target, kind)
     old = None
     if target.exists():
         old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
