@@ -308,3 +308,68 @@ def test_a_section_of_some_length_keeps_its_own_chunk_and_title():
 
     assert titles("word " * 80) == ["Doc", "Doc › A", "Doc › B"]  # 400 chars > 0.4 x 800
     assert titles("word " * 20) == ["Doc"]  # all short: one chunk under the common path
+
+
+def _settings_page(n: int) -> str:
+    """A DocBook-style settings page: a variablelist of n settings, each a term + paragraph."""
+    entries = "".join(
+        f'<dt id="GUC-S{i}"><span class="term"><code class="varname">setting_{i}</code>'
+        f' (<code class="type">integer</code>)</span></dt>'
+        f"<dd><p>Sets how many widgets stage {i} keeps in memory before it flushes them to"
+        f" the disk, in units of one widget.</p></dd>"
+        for i in range(n)
+    )
+    body = f"<h1>Settings</h1><div class='variablelist'><dl>{entries}</dl></div>"
+    return f"<html><body>{body}</body></html>"
+
+
+def test_a_definition_term_leads_its_description_and_never_ends_a_chunk():
+    # before: each <dt> was a block of its own and the packer cut after it, so a chunk ended
+    # with "setting_3 (integer)" while the next one described it without its name
+    doc = parse_text(_settings_page(12), Path("settings.html"))
+    chunks = chunk_document(doc, "settings.html", chunk_size=300, chunk_overlap=0)
+    assert len(chunks) > 3
+    for i in range(12):
+        described = [c for c in chunks if f"widgets stage {i} keeps" in c.page_content]
+        assert len(described) == 1
+        lead = f"setting_{i} (integer): Sets how many widgets stage {i}"
+        assert lead in described[0].page_content
+    for chunk in chunks:
+        assert not chunk.page_content.rstrip().endswith("(integer)")
+
+
+def test_a_term_whose_description_starts_with_code_keeps_its_own_line():
+    html = (
+        "<html><body><h1>Cmds</h1><dl><dt>run-all</dt><dd><pre>widget run --all</pre>"
+        "<p>Runs every widget.</p></dd><dt>a</dt><dt>b</dt><dd><p>Two names.</p></dd>"
+        "</dl></body></html>"
+    )
+    doc = parse_text(html, Path("cmds.html"))
+    blocks = doc.sections[0].blocks
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("text", "run-all"),
+        ("code", "widget run --all"),
+        ("text", "Runs every widget."),
+        ("text", "a, b: Two names."),
+    ]
+    assert blocks[0].keep and blocks[0].keep == blocks[1].keep == blocks[2].keep
+    assert blocks[3].keep not in (0, blocks[0].keep)
+
+
+def test_a_table_row_read_cell_by_cell_stays_in_one_chunk():
+    # a function table row holds a signature, a description and an example as paragraphs;
+    # before, the chunk could end after the signature and the description start the next one
+    rows = "".join(
+        f"<tr><td><p>fn_{i} ( integer ) → integer</p><p>Returns the {i}th widget count"
+        f" of the store, or null.</p><p>fn_{i}(1) → 7</p></td></tr>"
+        for i in range(10)
+    )
+    html = f"<html><body><h1>Functions</h1><table><tbody>{rows}</tbody></table></body></html>"
+    doc = parse_text(html, Path("fn.html"))
+    chunks = chunk_document(doc, "fn.html", chunk_size=260, chunk_overlap=0)
+    assert len(chunks) > 3
+    for i in range(10):
+        holding = [c for c in chunks if f"fn_{i} ( integer )" in c.page_content]
+        assert len(holding) == 1
+        assert f"Returns the {i}th widget count" in holding[0].page_content
+        assert f"fn_{i}(1) → 7" in holding[0].page_content

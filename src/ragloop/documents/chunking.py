@@ -37,24 +37,47 @@ def _units(section: Section, size: int, splitter: RecursiveCharacterTextSplitter
         if len(render_block(block)) <= size:
             units.append(block)
         elif block.kind == "code":
-            units.extend(Block("code", p) for p in _split_code(block.text, size - 8))
+            units.extend(Block("code", p, block.keep) for p in _split_code(block.text, size - 8))
         else:
-            units.extend(Block("text", p) for p in splitter.split_text(block.text))
+            units.extend(Block("text", p, block.keep) for p in splitter.split_text(block.text))
     return units
 
 
+def _records(units: list[Block], size: int) -> list[list[Block]]:
+    """Units grouped by record (same non-zero ``keep``); a record too long for a chunk is
+    left as its units, which are then packed one by one."""
+    out: list[list[Block]] = []
+    for unit in units:
+        if unit.keep and out and out[-1][-1].keep == unit.keep:
+            out[-1].append(unit)
+        else:
+            out.append([unit])
+    split: list[list[Block]] = []
+    for record in out:
+        if sum(len(render_block(u)) + 2 for u in record) <= size:
+            split.append(record)
+        else:
+            split.extend([u] for u in record)
+    return split
+
+
 def section_chunks(section: Section, size: int, overlap: int) -> list[list[Block]]:
-    """Blocks packed greedily into chunks of at most ``size`` characters."""
+    """Blocks packed greedily into chunks of at most ``size`` characters.
+
+    A record (a table row read cell by cell, a term and its description) that fits in one
+    chunk is never cut: the chunk ends before it instead, so "wal_buffers (integer)" is not
+    the last line of one chunk while what it is lies in the next.
+    """
     splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
     chunks: list[list[Block]] = []
     current: list[Block] = []
     length = 0
-    for unit in _units(section, size, splitter):
-        cost = len(render_block(unit)) + 2
+    for record in _records(_units(section, size, splitter), size):
+        cost = sum(len(render_block(u)) + 2 for u in record)
         if current and length + cost > size:
             chunks.append(current)
             current, length = [], 0
-        current.append(unit)
+        current.extend(record)
         length += cost
     if current:
         chunks.append(current)

@@ -59,13 +59,20 @@ class _Walker:
         self.out = SectionBuilder(title)
         self.buffer: list[str] = []
         self.prefix = ""
+        self.term = ""  # a definition's term, waiting to lead its description ("term: ...")
 
     def flush(self) -> None:
         text = clean_text("".join(self.buffer))
         self.buffer = []
         if text:
-            self.out.text(self.prefix + text)
-            self.prefix = ""
+            self.out.text(self.term + self.prefix + text)
+            self.prefix = self.term = ""
+
+    def _term_alone(self) -> None:
+        """A term whose description does not start with prose keeps a line of its own."""
+        if self.term:
+            self.out.text(self.term.rstrip(": "))
+            self.term = ""
 
     def walk(self, el: etree._Element) -> None:
         if not isinstance(el.tag, str) or _is_navigation(el):
@@ -82,15 +89,24 @@ class _Walker:
             self.out.heading(_HEADINGS[tag], visible_text(el), anchor)
         elif tag == "pre":
             self.flush()
+            self._term_alone()
             self.out.code(el.text_content())
         elif tag == "tr" and not _complex_row(el):
             self.flush()
             cells = [clean_text(visible_text(c)) for c in el if c.tag in ("td", "th")]
             self.out.text(" | ".join(c for c in cells if c), row=True)
+        elif tag == "tr":  # read cell by cell, but one record: a signature and what it does
+            self.flush()
+            with self.out.record():
+                for child in el:
+                    self.walk(child)
+                self.flush()
         elif tag == "div" and classes & _ADMONITIONS:
             self._admonition(el)
         elif tag == "dl" and _described_object(el):
             self._description(el)
+        elif tag == "dl":
+            self._definitions(el)
         elif tag in _BLOCKS:
             self.flush()
             if tag == "li":
@@ -117,6 +133,31 @@ class _Walker:
         for child in el:
             self.walk(child)
         self.flush()
+
+    def _definitions(self, el: etree._Element) -> None:
+        """A definition list (DocBook variablelist, a glossary, a field list): each term leads
+        the first paragraph of its description ("wal_buffers (integer): The amount of ...")
+        and the two are one record, so no chunk holds a description without what it is."""
+        self.flush()
+        terms: list[str] = []
+        for child in el:
+            if not isinstance(child.tag, str) or _is_navigation(child):
+                continue
+            if child.tag == "dt":
+                terms.append(clean_text(visible_text(child)).rstrip(":").strip())
+            elif child.tag == "div":  # HTML5 allows <div> groups of dt + dd
+                self._definitions(child)
+            else:
+                with self.out.record():
+                    named = [t for t in terms if t]
+                    self.term = ", ".join(named) + ": " if named else ""
+                    terms = []
+                    self.walk(child)
+                    self.flush()
+                    self._term_alone()
+        if any(terms):  # a term with no description
+            self.out.text(", ".join(t for t in terms if t))
+        self.buffer.append("")
 
     def _description(self, el: etree._Element) -> None:
         """Sphinx ``dl.py.function``: a subsection named by the object, its signature as code."""

@@ -36,6 +36,9 @@ class Block:
 
     kind: BlockKind
     text: str
+    #: blocks of one record (a table row, a term with its description) share a non-zero
+    #: ``keep``; the chunker keeps them in one chunk whenever they fit in one
+    keep: int = 0
 
 
 @dataclass
@@ -93,6 +96,8 @@ class SectionBuilder:
         self.page: int | None = None
         self._run = ""
         self._current = Section(self._path())
+        self._keep = 0  # the open record's id while one is open (``record``), else 0
+        self._records = 0
 
     def _path(self) -> tuple[str, ...]:
         path = tuple(t for _, t in self.stack if t)
@@ -120,6 +125,10 @@ class SectionBuilder:
                 self.stack.pop()
             self._current = Section(self._path(), page=self.page, anchor=None)
 
+    def record(self) -> _Record:
+        """``with builder.record():`` the blocks added inside belong together (one record)."""
+        return _Record(self)
+
     def text(self, text: str, *, row: bool = False) -> None:
         """Add prose; list items (and table rows, ``row=True``) in a run form one block."""
         text = text.rstrip()
@@ -127,22 +136,43 @@ class SectionBuilder:
             return
         kind = "row" if row else "item" if _ITEM.match(text) else ""
         blocks = self._current.blocks
-        if kind and blocks and blocks[-1].kind == "text" and self._run == kind:
-            blocks[-1].text += "\n" + text
+        last = blocks[-1] if blocks else None
+        if kind and last and last.kind == "text" and self._run == kind and last.keep == self._keep:
+            last.text += "\n" + text
         else:
-            blocks.append(Block("text", text if kind == "item" else text.strip()))
+            blocks.append(Block("text", text if kind == "item" else text.strip(), self._keep))
         self._run = kind
 
     def code(self, text: str) -> None:
         text = text.strip("\n").rstrip()
         if text.strip():
-            self._current.blocks.append(Block("code", text))
+            self._current.blocks.append(Block("code", text, self._keep))
             self._run = ""
 
     def finish(self) -> list[Section]:
         self._flush()
         self._current = Section(self._path(), page=self.page)
         return self.sections
+
+
+class _Record:
+    """The context manager of ``SectionBuilder.record``; records do not nest (outer one wins)."""
+
+    def __init__(self, builder: SectionBuilder):
+        self.builder = builder
+        self.opened = False
+
+    def __enter__(self) -> None:
+        b = self.builder
+        if not b._keep:
+            b._records += 1
+            b._keep, self.opened = b._records, True
+            b._run = ""  # a record never joins the list run before it
+
+    def __exit__(self, *exc: object) -> None:
+        if self.opened:
+            self.builder._keep = 0
+            self.builder._run = ""
 
 
 def guess_title(text: str, path: Path) -> str:
