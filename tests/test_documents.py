@@ -373,3 +373,15 @@ def test_a_table_row_read_cell_by_cell_stays_in_one_chunk():
         assert len(holding) == 1
         assert f"Returns the {i}th widget count" in holding[0].page_content
         assert f"fn_{i}(1) → 7" in holding[0].page_content
+
+
+def test_sentences_keep_a_numbered_heading_line_whole():
+    from ragloop.text import split_sentences
+
+    text = "# 9.9. Date/Time Functions › 9.9.2. date_trunc\n\nIt truncates. Then it returns."
+    assert split_sentences(text) == [
+        "# 9.9. Date/Time Functions › 9.9.2. date_trunc",
+        "It truncates.",
+        "Then it returns.",
+    ]
+    assert split_sentences("#hashtag is text. Next.") == ["#hashtag is text.", "Next."]

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from ragloop.nodes.evidence import identifiers, lexical, name_match
+from ragloop.nodes.evidence import defines, identifiers, lexical, name_match
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.nodes.offline_judge import recall_of
 from ragloop.state import ContextItem
@@ -21,6 +21,7 @@ from ragloop.state import ContextItem
         ("What is pg_stat_activity for?", ["pg_stat_activity"]),
         ("What does CREATE INDEX do?", ["create index"]),
         ("What changed in TidyOS 4.2.0?", ["tidyos", "4.2.0"]),
+        ("What does asind() return?", ["asind"]),
         ("How do I make my queries faster?", []),
     ],
 )
@@ -76,3 +77,49 @@ def test_extractive_answer_quotes_the_chunk_that_names_the_identifier(wordllama)
     strategies = OfflineStrategies(wordllama, max_sentences=1)
     text, cited = asyncio.run(strategies.answer("What does os.setresgid do?", [MENTIONS, DEFINES]))
     assert cited == [2] and "group ids" in text
+
+
+# a table of many functions under one heading: the row that starts with the name defines it
+TABLE = (
+    "Function | Description\n\nasin ( double precision ) → double precision\n\nInverse sine, "
+    "result in radians\n\nasind ( double precision ) → double precision\n\nInverse sine, result "
+    "in degrees"
+)
+PROSE = "Functions such as asind are listed in the table of trigonometric functions below."
+
+
+def test_a_line_that_starts_with_the_name_defines_it():
+    assert defines("asind", TABLE) == 1.0
+    assert defines("asin", TABLE) == 1.0 and defines("acos", TABLE) == 0.0
+    assert defines("wal_buffers", "x\n\nwal_buffers (integer): The amount of memory") == 1.0
+    assert defines("pg_restore", "pg_restore — restore a database from an archive") == 1.0
+    assert defines("os.setresgid", "setresgid(rgid, egid, sgid)\n\nSet the ids.") == 0.8
+    assert defines("asind", PROSE) == 0.0  # mentioned, not defined
+    assert defines("reindex", "REINDEX rebuilds an index") == 0.0
+
+
+def test_judge_ranks_the_table_row_that_defines_a_name_above_a_mention(wordllama):
+    # before: neither heading named asind, so the mention and the defining row scored alike
+    heading = "9.3. Mathematical Functions and Operators"
+    lex_row = lexical("What does asind() return?", TABLE, heading)
+    lex_prose = lexical("What does asind() return?", PROSE, heading)
+    assert lex_row.names_heading == (1.0,) and lex_prose.names_heading == (0.0,)
+    strategies = OfflineStrategies(wordllama)
+    texts = [f"{heading}\n{PROSE}", f"{heading}\n{TABLE}"]
+    got = asyncio.run(strategies.assess("What does asind() return?", texts, [], [], 1))
+    assert got.evidence[1] > got.evidence[0]
+
+
+def test_extractive_answer_never_quotes_a_heading_or_a_sentence_twice(wordllama):
+    # before: "# 8.14. JSON Types › 8.14.4. jsonb Indexing" was split after "8.14." and the
+    # rest quoted as a sentence, once for each chunk that carried it
+    title = "8.14. JSON Types › 8.14.4. jsonb Indexing"
+    shared = "GIN indexes can be used to search efficiently for keys within jsonb documents."
+    contexts = [
+        ContextItem(id=f"json#{n}", title=title, text=f"# {title}\n\n{shared} {extra}")
+        for n, extra in enumerate(["They are large.", "They are fast to search."])
+    ]
+    strategies = OfflineStrategies(wordllama, max_sentences=3)
+    text, _ = asyncio.run(strategies.answer("How do I index jsonb documents?", contexts))
+    assert "JSON Types" not in text
+    assert text.count(shared) == 1

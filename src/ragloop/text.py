@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 
 _SENT_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'(\[A-Z0-9А-ЯЁ가-힣])|\n{2,}|\n(?=[-*•]\s)")
-_FENCED = re.compile(r"(^```[^\n]*\n.*?\n```[ \t]*$)", re.MULTILINE | re.DOTALL)
+# a fenced code block, or a Markdown heading line ("# 9.9. Date/Time Functions › 9.9.2. ..."):
+# each is one sentence, whatever full stops it holds
+_FENCED = re.compile(
+    r"(^```[^\n]*\n.*?\n```[ \t]*$|^\#{1,6}[ \t][^\n]*$)", re.MULTILINE | re.DOTALL
+)
 _TOKEN = re.compile(r"[\w][\w\-./]*[\w]|\w", re.UNICODE)
 
 STOPWORDS = frozenset(
@@ -21,12 +25,14 @@ def split_sentences(text: str) -> list[str]:
     """Split text into sentences (also on blank lines and list bullets); drop empty ones.
 
     A code block fenced with ``` lines (as ragloop.documents writes them) is one sentence,
-    kept whole with its fences, so an answer never quotes half a block.
+    kept whole with its fences, so an answer never quotes half a block; so is a heading
+    line, so "# 8.14. JSON Types" is never read as the heading "# 8.14." and the sentence
+    "JSON Types".
     """
     out: list[str] = []
     for n, piece in enumerate(_FENCED.split(text.strip()) if text else []):
-        if n % 2:  # the fenced blocks, captured by the split
-            out.append(piece)
+        if n % 2:  # the fenced blocks and heading lines, captured by the split
+            out.append(piece.strip())
             continue
         parts = _SENT_END.split(piece.strip())
         out.extend(p.strip(" \n\t-*•") for p in parts if p and p.strip(" \n\t-*•"))

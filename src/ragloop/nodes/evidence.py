@@ -19,6 +19,7 @@ _PATTERNS = (
     re.compile(r"`([^`\n]{2,60})`"),  # anything the user put in backticks
     re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"),  # os.path.isdir, Path.exists
     re.compile(r"\b[A-Za-z]\w*_\w+\b"),  # pg_stat_activity, work_mem, to_tsvector
+    re.compile(r"\b[A-Za-z_]\w*(?=\(\))"),  # a word written as a call: asind(), len()
     re.compile(r"\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])\w+(?:[-.]\w+)*\b"),  # KX-217, v4.2.0, md5
     re.compile(r"\b\d+(?:\.\d+){2,}\b"),  # version numbers: 4.2.0
     re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b"),  # camelCase, TidyOS
@@ -89,6 +90,29 @@ def name_match(name: str, text: str, heading: bool = False) -> float:
     if heading or re.match(r"\s*\(", text[hit.end() :]):
         return 0.8
     return 0.4
+
+
+@functools.lru_cache(maxsize=65536)
+def _definition_pattern(name: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(p) for p in name.split())
+    # at a line's start (after a list bullet): a signature "asind ( double precision )",
+    # a term "wal_buffers (integer): ...", an entry "pg_restore — restore ..."
+    return re.compile(rf"^[ \t]*(?:[-*] )?{body}[ \t]*(?:\(|:|\u2014|\u2013|-[ \t])", re.I | re.M)
+
+
+def defines(name: str, text: str) -> float:
+    """How surely ``text`` holds the entry that defines ``name``: a line that starts with it
+    written as a signature, a term or an entry (1; its last dotted part so written, 0.8).
+
+    Where a table or a definition list documents many names under one heading, that line,
+    not the heading, says which passage is the name's own.
+    """
+    if not text:
+        return 0.0
+    if _definition_pattern(name).search(text):
+        return 1.0
+    tail = name.rsplit(".", 1)[1] if "." in name else ""
+    return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
 
 
 def terms(text: str) -> list[str]:
@@ -169,7 +193,10 @@ def lexical(question: str, text: str, heading: str = "") -> Lexical:
     return Lexical(
         sentence=scores[best] if scores else 0.0,
         heading=heading_cov,
-        names_heading=tuple(name_match(n, headings, heading=True) for n in names),
+        # a heading that names it, or an entry in the text that defines it
+        names_heading=tuple(
+            max(name_match(n, headings, heading=True), defines(n, text)) for n in names
+        ),
         names_text=tuple(name_match(n, text) for n in names),
         best=best,
         sentences=tuple(sentences),

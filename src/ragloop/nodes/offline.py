@@ -232,12 +232,15 @@ class OfflineStrategies:
         )
         floor = max(self.min_sentence_score, self.floor_share * float(relevance.max()))
         ranked = mmr(relevance, vecs @ vecs.T, 3 * self.max_sentences, self.diversity)
-        # one sentence a source: a second passage cited beats a second line of the same one
-        picked, used = [], set()
+        # one sentence a source: a second passage cited beats a second line of the same one;
+        # a sentence two chunks share (an overlap, a repeated note) is quoted once
+        picked, used, said = [], set(), set()
         for i in ranked:
-            if relevance[i] >= floor and sentences[i][1] not in used:
+            text_i = sentences[i][0]
+            if relevance[i] >= floor and sentences[i][1] not in used and text_i not in said:
                 picked.append(i)
                 used.add(sentences[i][1])
+                said.add(text_i)
             if len(picked) == self.max_sentences:
                 break
         picked = picked or [int(np.argmax(relevance))]
