@@ -6,17 +6,21 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from _pgdocs import KINDS, passage_hit
+from _pgdocs import KINDS, answer_hit, passage_hit
 
 CUTOFF = 5
 DEPTH = 20  # ranks fused by RRF, as HybridRetriever's fetch_k
 
 
-def first_rank(chunks: Sequence[Any], order: Sequence[int], q: Any) -> int | None:
-    """1-based rank of the first chunk in ``order`` (top CUTOFF) holding q's gold passage."""
+def first_rank(
+    chunks: Sequence[Any], order: Sequence[int], q: Any, answers: bool = False
+) -> int | None:
+    """1-based rank of the first chunk in ``order`` (top CUTOFF) holding q's gold passage
+    (with ``answers``, or any passage judged to answer q: see _pgdocs.ANSWERS_PATH)."""
+    found = answer_hit if answers else passage_hit
     for rank, i in enumerate(order[:CUTOFF], start=1):
         c = chunks[i]
-        if passage_hit(c.page_content, q, c.metadata.get("source")):
+        if found(c.page_content, q, c.metadata.get("source")):
             return rank
     return None
 

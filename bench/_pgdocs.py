@@ -31,11 +31,13 @@ questions of a kind. Building the questions takes about 2 s of CPU.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
 import subprocess
 import sys
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,10 @@ GROUPS = ("sql-", "functions-", "app-", "runtime-config-", "datatype-", "ddl-", 
 CONTENTS_PAGES = {"sql-commands.html"}  # a list of every command's purpose line: navigation only
 HERE = Path(__file__).resolve().parent
 NATURAL_PATH = HERE / "data" / "pgdocs_natural.jsonl"
+#: every passage judged to answer a natural question, not only the one labelled gold: the top 5
+#: of dense, sparse and hybrid for each question were pooled and each passage read and judged
+#: (TREC-style pooling); a snippet of the answering sentence stands for each
+ANSWERS_PATH = HERE / "data" / "pgdocs_natural_answers.jsonl"
 DEFAULT_DEST = HERE.parent / ".ragloop" / "bench" / "pgdocs" / "corpus"
 DEFAULT_PER_KIND = {"named": 150, "paraphrase": 150, "natural": None}
 MARKER = ".ragloop-bench-corpus"
@@ -72,6 +78,8 @@ class Question:
     gold_snippets: tuple[str, ...]
     name: str = ""  # what the answer should name ("CREATE INDEX"); "" for natural questions
     target_kind: str = ""  # command | program | function | setting | natural
+    #: natural questions: (page, snippet) of every passage judged to answer (ANSWERS_PATH)
+    answers: tuple[tuple[str, str], ...] = ()
 
 
 def _installed() -> Path | None:
@@ -207,6 +215,7 @@ def load_questions(
             q = Question(f"paraphrase/{qid}", "paraphrase", text, t.page, gold, t.name, t.kind)
             cands["paraphrase"].append(q)
     if natural_path.exists():
+        answers = load_answers(ANSWERS_PATH)
         cands["natural"] = [
             Question(
                 f"natural/{n}",
@@ -216,6 +225,7 @@ def load_questions(
                 tuple(row["gold_snippets"]),
                 "",
                 "natural",
+                answers.get(row["question"], ()),
             )
             for n, row in natural_rows(natural_path, index)
         ]
@@ -239,6 +249,32 @@ def passage_hit(text: str, q: Question, source: str | None = None) -> bool:
     if any(g in key for g in golds):
         return True
     return any(fuzz.partial_ratio(g, key) >= FUZZY_MIN for g in golds if len(g) >= FUZZY_LEN)
+
+
+def load_answers(path: Path) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Question -> (page, snippet) of each passage judged to answer it; bad rows are skipped."""
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    if not path.exists():
+        return out
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+            out[row["question"]] = tuple((a["page"], a["snippet"]) for a in row["answers"])
+        except (ValueError, KeyError, TypeError) as exc:
+            warnings.warn(f"{path.name}:{n}: skipped ({type(exc).__name__}: {exc})", stacklevel=2)
+    return out
+
+
+def answer_hit(text: str, q: Question, source: str | None = None) -> bool:
+    """True when text is a passage judged to answer q (its snippet, on its page), or gold."""
+    if passage_hit(text, q, source):
+        return True
+    key = squash(text)
+    name = Path(str(source).split("#", 1)[0]).name if source is not None else None
+    return any(
+        (name is None or name in (page, page + ".gz")) and squash(snippet) in key
+        for page, snippet in q.answers
+    )
 
 
 def page_hit(source: str, q: Question) -> bool:

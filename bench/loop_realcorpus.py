@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from _loopbench import pg_pipeline
-from _pgdocs import KINDS, build_corpus, load_questions, passage_hit
+from _pgdocs import KINDS, answer_hit, build_corpus, load_questions, passage_hit
 
 from ragloop.nodes.base import Deps, search, to_item
 from ragloop.nodes.evidence import lexical, stems_of
@@ -42,6 +42,11 @@ def hit(items: list[dict[str, Any]], q: Any) -> bool:
     return any(passage_hit(c["text"], q, c.get("source")) for c in items)
 
 
+def answered(items: list[dict[str, Any]], q: Any) -> bool:
+    """A chunk is any passage judged to answer q (natural questions), or the gold one."""
+    return any(answer_hit(c["text"], q, c.get("source")) for c in items)
+
+
 async def singles(pipe: Pipeline, q: Any) -> dict[str, Any]:
     """Each single retriever's top k (hit, and the items for the calibration table)."""
     out: dict[str, Any] = {}
@@ -49,6 +54,7 @@ async def singles(pipe: Pipeline, q: Any) -> dict[str, Any]:
         docs = await search(pipe.deps.retrievers[name], q.question, pipe.context.k)
         items = [to_item(d) for d in docs]
         out[name] = (hit(items, q), items)
+        out[f"{name}:answer"] = answered(items, q)
     return out
 
 
@@ -80,6 +86,9 @@ async def run_loop(pipe: Pipeline, q: Any, cold_start: bool) -> dict[str, Any]:
         "kept": hit(r.contexts, q),
         "kept@k": hit(r.contexts[: pipe.context.k], q),
         "cited": hit(cited, q),
+        "kept:answer": answered(r.contexts, q),
+        "kept@k:answer": answered(r.contexts[: pipe.context.k], q),
+        "cited:answer": answered(cited, q),
         "iters": r.iterations,
         "stop": r.stop_reason,
         "ms": ms,
@@ -172,6 +181,9 @@ async def main() -> int:
     for n, q in enumerate(qs, 1):
         row: dict[str, Any] = {"kind": q.kind, "half": half(q), "evidence": {}}
         got = await singles(pipe, q)
+        for name in SINGLES:
+            row[f"{name}:answer"] = got.pop(f"{name}:answer")
+        row["oracle:answer"] = any(row[f"{s}:answer"] for s in SINGLES)
         texts_by = {name: [judged_text(c) for c in items] for name, (_, items) in got.items()}
         for name, (h, items) in got.items():
             row[name] = h
@@ -214,6 +226,24 @@ async def main() -> int:
     return 0
 
 
+def answers(pipe: Pipeline, groups: dict[str, list[dict[str, Any]]]) -> None:
+    """Natural questions scored against every passage judged to answer them (pooled labels)."""
+    rs = groups.get("natural")
+    if not rs:
+        return
+    mean = statistics.mean
+    cols = [*SINGLES, "oracle", "kept", "kept@k", "cited"]
+    vals = [mean(r[f"{s}:answer"] for r in rs) for s in (*SINGLES, "oracle")]
+    vals += [mean(r["loop"][f"{m}:answer"] for r in rs) for m in ("kept", "kept@k", "cited")]
+    print(
+        f"\nnatural questions, hit@{pipe.context.k} on any passage judged to answer (the three "
+        "retrievers' top 5 pooled and read; a loop chunk outside the pool counts as a miss)"
+    )
+    print(f"{'group':<18}{'n':>4}" + "".join(f"{c:>10}" for c in cols))
+    print(f"{'natural':<18}{len(rs):>4}" + "".join(f"{v:>10.3f}" for v in vals))
+    print(f"  cited/kept {vals[-1] / max(vals[4], 1e-9):.2f}")
+
+
 def report(pipe: Pipeline, rows: list[dict[str, Any]], modes: list[str]) -> None:
     first = pipe.context.retrievers[0]
     mean = statistics.mean
@@ -239,6 +269,7 @@ def report(pipe: Pipeline, rows: list[dict[str, Any]], modes: list[str]) -> None
         vals += [mean(r[m]["kept"] for r in rs) for m in modes]
         vals += [mean(r["loop"]["iters"] for r in rs)]
         print(f"{g:<18}{len(rs):>4}" + "".join(f"{v:>10.3f}" for v in vals))
+    answers(pipe, groups)
     print("\ntargets (reported, not asserted):")
     for k in (*KINDS, "all"):
         rs = groups[k]

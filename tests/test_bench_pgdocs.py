@@ -226,3 +226,47 @@ def test_real_corpus_questions_keep_every_natural_row_and_never_name_the_target(
         q.question for q in kinds["natural"] for n in names[q.gold_page] if mentions(q.question, n)
     ]
     assert not leaks
+
+
+def test_answer_hit_takes_any_judged_passage_on_its_page_and_the_gold_one(tmp_path):
+    path = tmp_path / "answers.jsonl"
+    path.write_text(
+        '{"question": "How do I count bytes?", "answers": [{"page": "functions-binarystring.html",'
+        ' "snippet": "Returns the number of bytes in the binary string."}]}\n'
+        "not json\n"
+        '{"question": "How?"}\n',
+        encoding="utf-8",
+    )
+    with pytest.warns(UserWarning) as caught:
+        answers = pg.load_answers(path)
+    assert list(answers) == ["How do I count bytes?"]
+    messages = " ".join(str(w.message) for w in caught)
+    assert "answers.jsonl:2: skipped (JSONDecodeError" in messages
+    assert "answers.jsonl:3: skipped (KeyError" in messages
+    q = pg.Question(
+        "n",
+        "natural",
+        "How do I count bytes?",
+        "functions-string.html",
+        ("Returns number of bytes in the string.",),
+        answers=answers["How do I count bytes?"],
+    )
+    judged = "octet_length ( bytea ) Returns the number of BYTES in the binary string."
+    assert pg.answer_hit(judged, q, source="functions-binarystring.html")
+    assert not pg.answer_hit(judged, q, source="functions-string.html")  # not on its page
+    assert pg.answer_hit("Returns number of bytes in the string.", q, "functions-string.html")
+    assert not pg.passage_hit(judged, q, source="functions-binarystring.html")  # strict: gold only
+
+
+def test_the_shipped_answer_labels_belong_to_shipped_natural_questions():
+    import json
+
+    questions = {
+        json.loads(line)["question"]
+        for line in pg.NATURAL_PATH.read_text(encoding="utf-8").splitlines()
+    }
+    answers = pg.load_answers(pg.ANSWERS_PATH)
+    assert len(answers) >= 50 and set(answers) <= questions
+    for pairs in answers.values():
+        for page, snippet in pairs:
+            assert page.endswith(".html") and 20 <= len(snippet) <= 120, (page, snippet)
