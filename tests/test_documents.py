@@ -385,3 +385,17 @@ def test_sentences_keep_a_numbered_heading_line_whole():
         "Then it returns.",
     ]
     assert split_sentences("#hashtag is text. Next.") == ["#hashtag is text.", "Next."]
+
+
+def test_sentences_may_start_with_a_lower_case_name_but_not_after_an_abbreviation():
+    from ragloop.text import split_sentences
+
+    text = "Return the names that match pattern. pattern can be absolute, e.g. the full path."
+    assert split_sentences(text) == [
+        "Return the names that match pattern.",
+        "pattern can be absolute, e.g. the full path.",
+    ]
+    assert split_sentences("Set it, i.e. always. fd is the file.") == [
+        "Set it, i.e. always.",
+        "fd is the file.",
+    ]

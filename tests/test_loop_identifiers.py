@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ragloop.nodes.evidence import defines, identifiers, lexical, name_match
-from ragloop.nodes.offline import OfflineStrategies
+from ragloop.nodes.offline import AnswerWeights, OfflineStrategies
 from ragloop.nodes.offline_judge import recall_of
 from ragloop.state import ContextItem
 
@@ -123,3 +123,30 @@ def test_extractive_answer_never_quotes_a_heading_or_a_sentence_twice(wordllama)
     text, _ = asyncio.run(strategies.answer("How do I index jsonb documents?", contexts))
     assert "JSON Types" not in text
     assert text.count(shared) == 1
+
+
+def test_a_long_heading_path_does_not_outweigh_the_sentence_that_answers():
+    # before: each sentence was embedded as "heading: sentence", so a heading sharing the
+    # question's words lifted an unrelated sentence above the one that answers
+    from tests.fakes.embeddings import HashEmbeddings
+
+    question = "which function returns matching path names for a pattern"
+    wrong = ContextItem(
+        id="p#1",
+        title="which function returns path names for a pattern",
+        text="# which function returns path names for a pattern\n\n"
+        "An empty list gives back an empty string here.",
+    )
+    right = ContextItem(
+        id="g#1",
+        title="glob module",
+        text="# glob module\n\nGives every matching path name in a folder.",
+    )
+    strategies = OfflineStrategies(HashEmbeddings(dim=256), max_sentences=1)
+    text, cited = asyncio.run(strategies.answer(question, [wrong, right]))
+    assert cited == [2] and "matching path name" in text
+    # read with its heading the wrong sentence wins: what the default no longer does
+    joined = OfflineStrategies(
+        HashEmbeddings(dim=256), max_sentences=1, answer_weights=AnswerWeights(with_heading=True)
+    )
+    assert asyncio.run(joined.answer(question, [wrong, right]))[1] == [1]

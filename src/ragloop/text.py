@@ -5,6 +5,14 @@ from __future__ import annotations
 import re
 
 _SENT_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'(\[A-Z0-9А-ЯЁ가-힣])|\n{2,}|\n(?=[-*•]\s)")
+# a sentence may also start with a lower-case name ("... a path specification. pathname can
+# be absolute ..."), as reference docs often do; not after an abbreviation ("e.g. the")
+_LOWER_START = re.compile(r"(?<=[\w)\]\"'`][.!?])\s+(?=[a-zа-яё_][\w.]*\s)")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|cf|vs|viz|approx|resp|incl|esp|al|ca|no|fig|sec|ch|eq|ver|"
+    r"ref|min|max|avg|std)|\b[A-Za-z]|\.\.)\.$",
+    re.IGNORECASE,
+)
 # a fenced code block, or a Markdown heading line ("# 9.9. Date/Time Functions › 9.9.2. ..."):
 # each is one sentence, whatever full stops it holds
 _FENCED = re.compile(
@@ -34,9 +42,22 @@ def split_sentences(text: str) -> list[str]:
         if n % 2:  # the fenced blocks and heading lines, captured by the split
             out.append(piece.strip())
             continue
-        parts = _SENT_END.split(piece.strip())
-        out.extend(p.strip(" \n\t-*•") for p in parts if p and p.strip(" \n\t-*•"))
-    return out
+        for part in _SENT_END.split(piece.strip()):
+            out.extend(_lower_starts(part))
+    return [p for p in (s.strip(" \n\t-*•") for s in out) if p]
+
+
+def _lower_starts(text: str) -> list[str]:
+    """``text`` cut where a sentence starts in lower case (never after an abbreviation)."""
+    pieces: list[str] = []
+    start = 0
+    for m in _LOWER_START.finditer(text):
+        head = text[start : m.start()]
+        if not _ABBREVIATION.search(head):
+            pieces.append(head)
+            start = m.end()
+    pieces.append(text[start:])
+    return pieces
 
 
 def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:

@@ -45,6 +45,12 @@ class AnswerWeights:
     from the gold chunk for 0.51 of held-out questions; with these, 0.62. A heading that
     names the question's identifier keeps a bonus of 0.25: a code such as DK-04 in the
     heading marks the section that answers it.
+
+    Sentences are embedded alone and each heading once, apart, its cosine adding 0.1: read
+    as "heading: sentence", a path such as "os.path — Common pathname manipulations ›
+    os.path.commonprefix" lifted "If list is empty, return the empty string" above the
+    sentence that answered. Cited passage hit rose from 0.667 to 0.690 on the PostgreSQL
+    docs and from 0.903 to 0.947 on the Python library docs (bench/loop_pydocs.py).
     """
 
     terms: float = 0.0  # share of the question's words the sentence (with heading) holds
@@ -52,6 +58,10 @@ class AnswerWeights:
     name_heading: float = 0.25  # its section's heading names it (where it is defined)
     grade: float = 0.0  # the judge's 0/1/2 grade of the chunk
     evidence: float = 0.1  # the judge's evidence for the whole chunk
+    #: embed each sentence read with its heading ("heading: sentence"), or alone (the default:
+    #: a long heading path outweighed the sentence; see below)
+    with_heading: bool = False
+    heading_cosine: float = 0.1  # the heading's own cosine to the question (headings apart)
 
 
 def named(names: list[str], text: str, heading: bool = False) -> float:
@@ -192,8 +202,8 @@ class OfflineStrategies:
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]:
         """Extractive: the sentences closest to the question, diversified by MMR, each cited."""
-        # each sentence is scored together with its section heading, so "## KX-217 Dustbin
-        # not detected" lends its words to the sentences below it; only the sentence is quoted
+        # each sentence is scored with its section heading (apart, or read with it), so
+        # "## KX-217 Dustbin not detected" lends its meaning to the sentences below it
         sentences: list[tuple[str, int]] = []
         scored_as: list[str] = []
         headings: list[str] = []
@@ -208,10 +218,13 @@ class OfflineStrategies:
                     headings.append(heading)
         if not sentences:
             return contexts[0]["text"][:400] + " [1]", [1]
-        unit = await unit_vectors(self.embeddings, [question, *scored_as])
-        q, vecs = unit[0], unit[1:]
-        ids = identifiers(question)
         w = self.answer_weights
+        read = scored_as if w.with_heading else [sent for sent, _ in sentences]
+        titles = sorted(set(headings)) if w.heading_cosine else []
+        unit = await unit_vectors(self.embeddings, [question, *read, *titles])
+        q, vecs = unit[0], unit[1 : 1 + len(read)]
+        of_title = dict(zip(titles, unit[1 + len(read) :] @ q, strict=True))
+        ids = identifiers(question)
         chunk = [contexts[n - 1] for _, n in sentences]
 
         def bonus(weight: float, value: Callable[[int], float]) -> np.ndarray:
@@ -226,6 +239,7 @@ class OfflineStrategies:
             + bonus(w.name_sentence, lambda i: named(ids, sentences[i][0]))
             # a section whose heading names the identifier is where it is defined
             + bonus(w.name_heading, lambda i: named(ids, headings[i], heading=True))
+            + bonus(w.heading_cosine, lambda i: float(of_title[headings[i]]))
             + bonus(w.grade, lambda i: float(chunk[i].get("grade", 1)))
             # the judge's evidence for the whole chunk, on one scale for every retriever
             + bonus(w.evidence, lambda i: float(chunk[i].get("evidence", 0.0)))
