@@ -11,6 +11,7 @@ from ragloop.chat.session import ChatSession, history_from_state
 from ragloop.chat.traces import TraceStore
 from ragloop.cli import app
 from ragloop.config import Context
+from ragloop.errors import RagloopError
 from ragloop.nodes.base import Deps
 from ragloop.pipeline import Pipeline
 from tests.conftest import CORPUS
@@ -238,3 +239,31 @@ def test_a_failed_turn_is_reported_without_secrets_and_the_chat_goes_on(data_dir
     assert "error: RuntimeError: connection refused" in out and KEY not in result.output
     assert "Answer from dense" in out
     assert [t.question for t in TraceStore(data_dir / "traces.sqlite").turns()] == ["second?"]
+
+
+def test_a_chat_memory_locked_at_set_up_is_waited_out_not_an_error(tmp_path, monkeypatch):
+    # before: another process setting up (or recovering) the same file made the open fail at
+    # once with "database is locked"; now the set-up is retried until the lock is gone
+    import sqlite3
+
+    from ragloop.chat.memory import RedactingSaver
+
+    real, calls = RedactingSaver.setup, []
+
+    async def locked_twice(self):
+        calls.append(1)
+        if len(calls) <= 2:
+            raise sqlite3.OperationalError("database is locked")
+        return await real(self)
+
+    monkeypatch.setattr(RedactingSaver, "setup", locked_twice)
+    with ChatSession(fake_pipeline(), tmp_path / "chat.sqlite") as s:
+        assert s.turn("How much does an interlibrary loan cost?").answer
+    assert len(calls) >= 3  # two locked set-ups, then the one that opened it
+
+
+def test_a_chat_memory_that_cannot_be_opened_says_how_to_fix_it(tmp_path):
+    folder = tmp_path / "chat.sqlite"
+    folder.mkdir()  # a folder where the file should be: not a lock, no waiting
+    with pytest.raises(RagloopError, match="check the data folder"):
+        ChatSession(fake_pipeline(), folder)
