@@ -39,12 +39,18 @@ def _progress(started: float) -> Any:
 
 def pg_pipeline(embeddings: str | None = None, **context: Any) -> Pipeline:
     """The offline pipeline over the PG docs (index built on first use, then reused)."""
-    corpus = build_corpus()
+    return bench_pipeline(build_corpus(), WORK, embeddings, **context)
+
+
+def bench_pipeline(
+    corpus: Path, work: Path, embeddings: str | None = None, **context: Any
+) -> Pipeline:
+    """The offline pipeline over a bench corpus, its index kept under ``work`` (a bench folder)."""
     overrides: dict[str, Any] = {"web": "off"}
     if embeddings:
         overrides["embeddings"] = embeddings
     settings = load_settings(**overrides)
-    folder = WORK / f"index-{settings.embeddings}"
+    folder = work / f"index-{settings.embeddings}"
     folder.parent.mkdir(parents=True, exist_ok=True)
     settings = load_settings(index_dir=folder, corpus_dir=corpus, **overrides)
     from ragloop.embeddings import model_id
@@ -68,7 +74,7 @@ def pg_pipeline(embeddings: str | None = None, **context: Any) -> Pipeline:
         settings.embeddings,
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
-        cache=VectorCache(WORK / "vectors.sqlite"),
+        cache=VectorCache(work / "vectors.sqlite"),
         progress=_progress(time.perf_counter()),
         force=True,  # a folder this bench owns
         rebuild="always" if changed else "auto",

@@ -138,15 +138,19 @@ def build_corpus(dest: Path | None = None, root: Path | None = None) -> Path:
     A folder that holds files without this module's marker is refused, never overwritten;
     a lock keeps two benches building the same folder at once from racing.
     """
-    dest = Path(dest or DEFAULT_DEST)
     pages = select_pages(root or corpus_root())
     if not pages:
         raise PgDocsMissing(f"no PostgreSQL reference pages under {root}: pass the html folder")
+    return place_pages(pages, Path(dest or DEFAULT_DEST), "bench/_pgdocs.py")
+
+
+def place_pages(pages: list[Path], dest: Path, writer: str) -> Path:
+    """Copy (hardlink where possible) pages into dest, a folder the bench owns (its marker)."""
     if dest.exists() and any(dest.iterdir()) and not (dest / MARKER).exists():
         raise FileExistsError(f"{dest} holds files this bench did not write: pass another dest")
     dest.mkdir(parents=True, exist_ok=True)
     with FileLock(dest / ".ragloop-bench.lock"):
-        (dest / MARKER).write_text("written by bench/_pgdocs.py\n", encoding="utf-8")
+        (dest / MARKER).write_text(f"written by {writer}\n", encoding="utf-8")
         wanted = {page_name(p): p for p in pages}
         for stale in dest.glob("*.html"):
             if stale.name not in wanted:
