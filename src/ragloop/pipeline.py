@@ -216,7 +216,14 @@ def build_pipeline(
         from ragloop.nodes.llm import LLMStrategies
 
         strategies = LLMStrategies(model, emb, offline=offline)
-    deps = Deps(strategies=strategies, retrievers=retrievers, web=web)
+    from ragloop.retrievers.sections import SectionStarts
+
+    deps = Deps(
+        strategies=strategies,
+        retrievers=retrievers,
+        web=web,
+        extras={"section_starts": SectionStarts(index.chunks)},
+    )
     ctx = Context.from_settings(settings, **context)
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
     pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
