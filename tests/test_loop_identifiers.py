@@ -150,3 +150,38 @@ def test_a_long_heading_path_does_not_outweigh_the_sentence_that_answers():
         HashEmbeddings(dim=256), max_sentences=1, answer_weights=AnswerWeights(with_heading=True)
     )
     assert asyncio.run(joined.answer(question, [wrong, right]))[1] == [1]
+
+
+def test_a_name_every_context_gives_does_not_outvote_the_one_that_marks_the_answer():
+    # before: "Kestrel Dock" in every heading earned every sentence the full name bonus, so
+    # the section headed by DK-04 (whose fix does not repeat the code) lost to the page intro
+    from ragloop.nodes.offline import name_weights
+    from tests.fakes.embeddings import HashEmbeddings
+
+    question = "How do I clear DK-04 on the Kestrel Dock?"
+    intro = ContextItem(
+        id="dk#0",
+        title="Kestrel Dock error codes",
+        text="# Kestrel Dock error codes\n\nThe Kestrel Dock reports its faults with DK codes.",
+    )
+    fix = ContextItem(
+        id="dk#1",
+        title="Kestrel Dock error codes › DK-04 Duct blocked",
+        text="# Kestrel Dock error codes › DK-04 Duct blocked\n\n"
+        "Unplug it, open the cover at the base and free the duct.",
+    )
+    notes = ContextItem(
+        id="fw#1",
+        title="Kestrel Dock firmware notes",
+        text="# Kestrel Dock firmware notes\n\nThe Kestrel Dock now retries before it reports.",
+    )
+    weights = name_weights(["dk-04", "kestrel dock"], [intro, fix, notes])
+    assert weights["kestrel dock"] == 0.0 and weights["dk-04"] == 1.0
+    assert name_weights(["dk-04"], [fix]) == {"dk-04": 1.0}  # one context: nothing to compare
+    strategies = OfflineStrategies(HashEmbeddings(dim=256), max_sentences=1)
+    text, cited = asyncio.run(strategies.answer(question, [intro, fix, notes]))
+    assert cited == [2] and "free the duct" in text
+    unweighted = OfflineStrategies(
+        HashEmbeddings(dim=256), max_sentences=1, answer_weights=AnswerWeights(spread_names=False)
+    )
+    assert asyncio.run(unweighted.answer(question, [intro, fix, notes]))[1] != [2]
