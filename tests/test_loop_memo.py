@@ -46,3 +46,24 @@ def test_chunk_vectors_come_from_the_index(fixture_index):
         {v: k for k, v in fixture_index.faiss.index_to_docstore_id.items()}[str(chunk.id)]
     )
     assert got[0] == [float(x) for x in stored]
+
+
+def test_scoring_an_extractive_answer_embeds_no_new_text():
+    # before: the score node split "sentence. [1] sentence. [2]" into "[1] sentence." and
+    # the like, texts the answer step never embedded, so every run embedded them again
+    from ragloop.config import Context
+    from ragloop.nodes.base import Deps
+    from ragloop.nodes.offline import OfflineStrategies
+    from ragloop.pipeline import Pipeline
+    from tests.fakes.retrieval import ListRetriever
+
+    inner = Counting()
+    strategies = OfflineStrategies(inner)
+    deps = Deps(strategies=strategies, retrievers={"dense": ListRetriever("dense", n=3)})
+    pipe = Pipeline(deps, Context(retrievers=("dense",), retrieval="always", max_iterations=0))
+    result = asyncio.run(pipe.arun("Which dense text explains the widget count?"))
+    assert "[1]" in result.answer or "[2]" in result.answer
+    quoted = [t for t in inner.texts if "[" in t]
+    assert quoted == []  # no text with a citation marker was embedded
+    answer_sentences = [t for t in inner.texts if t.startswith("dense text")]
+    assert len(answer_sentences) == len(set(answer_sentences))  # each embedded once

@@ -179,7 +179,8 @@ def lexical(question: str, text: str, heading: str = "") -> Lexical:
     scores: list[float] = []
     current = heading
     head_stems = stems_of(heading)
-    for sent in split_sentences(text) or [text]:
+    pieces = split_sentences(text) or [text]
+    for sent in pieces:
         if sent.startswith("#"):  # an inner Markdown heading rules the sentences below it
             current = f"{heading} {sent.lstrip('#').strip()}"
             head_stems = head_stems | stems_of(current)
@@ -189,7 +190,7 @@ def lexical(question: str, text: str, heading: str = "") -> Lexical:
         scores.append(sum(w in have for w in want) / len(want) if want else 0.0)
     best = max(range(len(scores)), key=scores.__getitem__) if scores else 0
     heading_cov = sum(w in head_stems for w in want) / len(want) if want else 0.0
-    headings = " ".join([heading, *(s for s in split_sentences(text) if s.startswith("#"))])
+    headings = " ".join([heading, *(s for s in pieces if s.startswith("#"))])
     return Lexical(
         sentence=scores[best] if scores else 0.0,
         heading=heading_cov,

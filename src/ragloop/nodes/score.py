@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -11,12 +12,24 @@ from ragloop.config import Context
 from ragloop.nodes.base import Deps
 from ragloop.state import State, add_step
 
+_CITATION = re.compile(r"[ \t]+\[\d+\](?=\s|$)")
+
+
+def without_citations(answer: str) -> str:
+    """The answer's statements without their ``[n]`` markers: what it says, not where from.
+
+    A marker says nothing about relevance, and without it an extractive answer's sentences
+    are the very texts the answer step embedded, so scoring embeds nothing new.
+    """
+    return _CITATION.sub("", answer)
+
 
 def make_score(deps: Deps) -> Any:
     """Build the score node."""
 
     async def score(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        result = await deps.strategies.answer_relevancy(state["question"], state.get("answer", ""))
+        answer = without_citations(state.get("answer", ""))
+        result = await deps.strategies.answer_relevancy(state["question"], answer)
         contexts = state.get("contexts", [])
         judgment = state.get("judgment") or {}
         scores = {
