@@ -39,6 +39,7 @@ import subprocess
 import sys
 import warnings
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,16 +91,21 @@ def _installed() -> Path | None:
 
 def corpus_root() -> Path:
     """The Debian PostgreSQL HTML docs; installs the package when root with apt-get, else raises."""
-    root = _installed()
+    return debian_docs(_installed, DEBIAN_PACKAGE, PgDocsMissing, "PostgreSQL docs")
+
+
+def debian_docs(
+    find: Callable[[], Path | None], package: str, missing: type[Exception], what: str
+) -> Path:
+    """``find()``'s folder; when absent, ``apt-get install package`` (as root), else raise."""
+    root = find()
     if root is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        print(f"installing {DEBIAN_PACKAGE} with apt-get ...", file=sys.stderr)
-        cmd = ["apt-get", "install", "-y", "-qq", DEBIAN_PACKAGE]
+        print(f"installing {package} with apt-get ...", file=sys.stderr)
+        cmd = ["apt-get", "install", "-y", "-qq", package]
         subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
-        root = _installed()
+        root = find()
     if root is None:
-        raise PgDocsMissing(
-            f"PostgreSQL docs not found: install them with `sudo apt-get install {DEBIAN_PACKAGE}`"
-        )
+        raise missing(f"{what} not found: install them with `sudo apt-get install {package}`")
     return root
 
 

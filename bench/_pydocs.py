@@ -20,15 +20,11 @@ per_kind=150)``; questions are ``_pgdocs.Question`` and are scored with ``_pgdoc
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import lxml.html
-from _pgdocs import Question, place_pages
+from _pgdocs import Question, debian_docs, place_pages
 from _pgdocs_parse import clean, first_sentence, squash
 
 DEBIAN_PACKAGE = "python3.11-doc"
@@ -62,17 +58,7 @@ def _installed() -> Path | None:
 
 def corpus_root() -> Path:
     """The Debian Python library docs; installs the package when root with apt-get, else raises."""
-    root = _installed()
-    if root is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        print(f"installing {DEBIAN_PACKAGE} with apt-get ...", file=sys.stderr)
-        cmd = ["apt-get", "install", "-y", "-qq", DEBIAN_PACKAGE]
-        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
-        root = _installed()
-    if root is None:
-        raise PyDocsMissing(
-            f"Python docs not found: install them with `sudo apt-get install {DEBIAN_PACKAGE}`"
-        )
-    return root
+    return debian_docs(_installed, DEBIAN_PACKAGE, PyDocsMissing, "Python docs")
 
 
 def select_pages(root: Path) -> list[Path]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from _loopbench import bench_pipeline
 from _pydocs import DEFAULT_DEST, KINDS, PyDocsMissing, build_corpus, load_questions
-from loop_realcorpus import SINGLES, naive_hybrid, pct, run_loop, singles
+from loop_realcorpus import SINGLES, latency_lines, naive_hybrid, run_loop, singles, target_line
 
 
 async def main() -> int:
@@ -73,28 +73,10 @@ def report(first: str, k: int, rows: list[dict[str, Any]]) -> None:
     print("\ntargets (as bench/loop_realcorpus.py; reported, not asserted):")
     for g in (*KINDS, "all"):
         rs = [r for r in rows if g in ("all", r["kind"])]
-        if not rs:
-            continue
-        kept, orc = mean(r["loop"]["kept"] for r in rs), mean(r["oracle"] for r in rs)
-        best = max(mean(r[s] for r in rs) for s in SINGLES)
-        cited = mean(r["loop"]["cited"] for r in rs)
-        worse = mean(r[first] and not r["loop"]["kept"] for r in rs)
-        print(
-            f"  {g:<11} kept {kept:.3f} vs oracle-0.02 {orc - 0.02:.3f} "
-            f"[{'ok' if kept >= orc - 0.02 else 'MISS'}]; best single {best:.3f} "
-            f"[{'ok' if kept > best else 'MISS'}]; cited/kept {cited / max(kept, 1e-9):.2f} "
-            f"[{'ok' if cited >= 0.9 * kept else 'MISS'}]; worse than {first} {worse:.3f} "
-            f"[{'ok' if worse <= 0.03 else 'MISS'}]"
-        )
-    loop_ms = [r["loop"]["ms"] for r in rows]
-    naive_ms = [r["naive_ms"] for r in rows]
-    for p, limit in ((0.5, 1.5), (0.95, 2.5)):
-        ratio = pct(loop_ms, p) / pct(naive_ms, p)
-        print(
-            f"  latency p{int(p * 100)}: loop {pct(loop_ms, p):.0f} ms, naive hybrid "
-            f"{pct(naive_ms, p):.0f} ms, ratio {ratio:.2f} [{'ok' if ratio <= limit else 'MISS'}"
-            f" <= {limit}]"
-        )
+        if rs:
+            print(target_line(g, rs, first))
+    for line in latency_lines([r["loop"]["ms"] for r in rows], [r["naive_ms"] for r in rows]):
+        print(line)
 
 
 if __name__ == "__main__":

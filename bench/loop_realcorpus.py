@@ -245,6 +245,35 @@ def answers(pipe: Pipeline, groups: dict[str, list[dict[str, Any]]]) -> None:
     print(f"  cited/kept {vals[-1] / max(vals[4], 1e-9):.2f}")
 
 
+def target_line(kind: str, rs: list[dict[str, Any]], first: str) -> str:
+    """The issue's loop targets for one group of rows (each row: singles, oracle, loop)."""
+    mean = statistics.mean
+    kept, orc = mean(r["loop"]["kept"] for r in rs), mean(r["oracle"] for r in rs)
+    best = max(mean(r[s] for r in rs) for s in SINGLES)
+    cited = mean(r["loop"]["cited"] for r in rs)
+    worse = mean(r[first] and not r["loop"]["kept"] for r in rs)
+    return (
+        f"  {kind:<11} kept {kept:.3f} vs oracle-0.02 {orc - 0.02:.3f} "
+        f"[{'ok' if kept >= orc - 0.02 else 'MISS'}]; best single {best:.3f} "
+        f"[{'ok' if kept > best else 'MISS'}]; cited/kept {cited / max(kept, 1e-9):.2f} "
+        f"[{'ok' if cited >= 0.9 * kept else 'MISS'}]; worse than {first} {worse:.3f} "
+        f"[{'ok' if worse <= 0.03 else 'MISS'}]"
+    )
+
+
+def latency_lines(loop_ms: list[float], naive_ms: list[float]) -> list[str]:
+    """p50 and p95 of the loop against naive hybrid, with the targets' limits."""
+    out = []
+    for p, limit in ((0.5, 1.5), (0.95, 2.5)):
+        ratio = pct(loop_ms, p) / pct(naive_ms, p)
+        out.append(
+            f"  latency p{int(p * 100)}: loop {pct(loop_ms, p):.0f} ms, naive hybrid "
+            f"{pct(naive_ms, p):.0f} ms, ratio {ratio:.2f} [{'ok' if ratio <= limit else 'MISS'}"
+            f" <= {limit}]"
+        )
+    return out
+
+
 def report(pipe: Pipeline, rows: list[dict[str, Any]], modes: list[str]) -> None:
     first = pipe.context.retrievers[0]
     mean = statistics.mean
@@ -273,28 +302,12 @@ def report(pipe: Pipeline, rows: list[dict[str, Any]], modes: list[str]) -> None
     answers(pipe, groups)
     print("\ntargets (reported, not asserted):")
     for k in (*KINDS, "all"):
-        rs = groups[k]
-        kept, orc = mean(r["loop"]["kept"] for r in rs), mean(r["oracle"] for r in rs)
-        best = max(mean(r[s] for r in rs) for s in SINGLES)
-        cited = mean(r["loop"]["cited"] for r in rs)
-        worse = mean(r[first] and not r["loop"]["kept"] for r in rs)
-        print(
-            f"  {k:<11} kept {kept:.3f} vs oracle-0.02 {orc - 0.02:.3f} "
-            f"[{'ok' if kept >= orc - 0.02 else 'MISS'}]; best single {best:.3f} "
-            f"[{'ok' if kept > best else 'MISS'}]; cited/kept {cited / max(kept, 1e-9):.2f} "
-            f"[{'ok' if cited >= 0.9 * kept else 'MISS'}]; worse than {first} {worse:.3f} "
-            f"[{'ok' if worse <= 0.03 else 'MISS'}]"
-        )
+        print(target_line(k, groups[k], first))
     loop_ms = [r["loop"]["ms"] for r in rows if r["loop"]["ms"] is not None]
     naive_ms = [r["naive_ms"] for r in rows if r["naive_ms"] is not None]
     print(f"  latency measured on {len(loop_ms)} questions (cold memos, same process)")
-    for p, limit in ((0.5, 1.5), (0.95, 2.5)):
-        ratio = pct(loop_ms, p) / pct(naive_ms, p)
-        print(
-            f"  latency p{int(p * 100)}: loop {pct(loop_ms, p):.0f} ms, naive hybrid "
-            f"{pct(naive_ms, p):.0f} ms, ratio {ratio:.2f} [{'ok' if ratio <= limit else 'MISS'}"
-            f" <= {limit}]"
-        )
+    for line in latency_lines(loop_ms, naive_ms):
+        print(line)
     for k in KINDS:
         stops = Counter(r["loop"]["stop"] for r in groups[k])
         paths = Counter(" > ".join(r["loop"]["path"]) or "-" for r in groups[k]).most_common(4)
