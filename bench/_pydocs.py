@@ -1,6 +1,6 @@
 """A second real corpus for the loop bench: the Python library reference from Debian.
 
-Debian's ``python3.11-doc`` installs the Sphinx-built HTML of the standard library (317 pages
+Debian's ``python3.11-doc`` installs the Sphinx-built HTML of the standard library (316 pages
 under ``/usr/share/doc/python3.11/html/library``, about 11,000 chunks). Questions are built
 from the pages' object entries (``<dl class="py function">`` and its kin: functions, methods,
 classes, exceptions, attributes, data), with the entry's first sentence as gold:
