@@ -6,7 +6,9 @@ e.g. a 401 whose message echoes the key) pass one redaction pass before reaching
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -43,3 +45,45 @@ class RedactingWrites:
 
 class RedactingSaver(RedactingWrites, AsyncSqliteSaver):
     """``AsyncSqliteSaver`` that redacts checkpoint values and pending writes before saving."""
+
+
+#: how long opening the chat memory waits out a lock held by another process's set-up
+OPEN_PATIENCE_S = 60.0
+
+
+def _locked(exc: BaseException) -> bool:
+    """A SQLite "database is locked" (or busy) error: worth waiting out."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+async def open_sqlite_saver(path: Path) -> tuple[Any, RedactingSaver]:
+    """A connection to the chat memory at ``path`` and its set-up saver.
+
+    Setting up (WAL mode, tables) can find the file locked by another process's set-up or
+    recovery beyond the busy timeout: that is waited out (tenacity, up to OPEN_PATIENCE_S);
+    any other error is raised at once.
+    """
+    import aiosqlite
+    from tenacity import (
+        AsyncRetrying,
+        retry_if_exception,
+        stop_after_delay,
+        wait_random_exponential,
+    )
+
+    async for attempt in AsyncRetrying(
+        retry=retry_if_exception(_locked),
+        stop=stop_after_delay(OPEN_PATIENCE_S),
+        wait=wait_random_exponential(multiplier=0.05, max=2),
+        reraise=True,
+    ):
+        with attempt:
+            conn = await aiosqlite.connect(str(path), timeout=30)
+            try:
+                saver = RedactingSaver(conn)
+                await saver.setup()
+            except BaseException:
+                await conn.close()
+                raise
+    return conn, saver

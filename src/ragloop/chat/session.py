@@ -13,8 +13,6 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
-
 from ragloop.chat.condense import Condenser, Turn, condenser_for
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
 from ragloop.errors import ConfigError, RagloopError
@@ -65,18 +63,6 @@ def to_messages(turns: list[Turn]) -> list[dict[str, str]]:
     return out
 
 
-#: how long opening the chat memory waits out a lock held by another process's set-up
-OPEN_PATIENCE_S = 60.0
-
-
-def _locked(exc: BaseException) -> bool:
-    """A SQLite "database is locked" (or busy) error: worth waiting out."""
-    import sqlite3
-
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
-
-
 class ChatSession:
     """Turns over a ``Pipeline``'s dependencies with a SQLite checkpointer in ``db_path``, or
     the Postgres one at ``database_url`` (then ``db_path`` is unused and the per-thread lock is
@@ -115,9 +101,7 @@ class ChatSession:
             raise
 
     async def _open(self) -> Any:
-        import aiosqlite
-
-        from ragloop.chat.memory import RedactingSaver
+        from ragloop.chat.memory import open_sqlite_saver
         from ragloop.graph.builder import build_graph
 
         if self.database_url:
@@ -127,23 +111,7 @@ class ChatSession:
             return build_graph(self.pipeline.deps, checkpointer=saver)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # setting up the memory (WAL mode, tables) can find the file locked by another
-            # process's set-up or recovery beyond the busy timeout: wait and try again
-            async for attempt in AsyncRetrying(
-                retry=retry_if_exception(_locked),
-                stop=stop_after_delay(OPEN_PATIENCE_S),
-                wait=wait_random_exponential(multiplier=0.05, max=2),
-                reraise=True,
-            ):
-                with attempt:
-                    conn = await aiosqlite.connect(str(self.db_path), timeout=30)
-                    try:
-                        saver = RedactingSaver(conn)
-                        await saver.setup()
-                    except BaseException:
-                        await conn.close()
-                        raise
-            self._conn = conn
+            self._conn, saver = await open_sqlite_saver(self.db_path)
         except Exception as exc:
             raise RagloopError(
                 f"cannot open the chat memory {self.db_path}: {exc}; check the data folder "

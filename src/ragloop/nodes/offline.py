@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ragloop.eval.metrics.base import MetricResult
@@ -20,7 +17,7 @@ from ragloop.eval.metrics.offline import (
 from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.base import Assessment, Draft
-from ragloop.nodes.evidence import identifiers, name_match
+from ragloop.nodes.extractive import AnswerWeights, extractive_answer
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.offline_judge import (
     JudgeCalibration,
@@ -30,89 +27,9 @@ from ragloop.nodes.offline_judge import (
     signals,
 )
 from ragloop.state import ContextItem
-from ragloop.text import STOPWORDS, split_sentences, token_f1, token_recall, tokenize
+from ragloop.text import STOPWORDS, split_sentences, token_f1, tokenize
 
 NONCOMMITTAL_DRAFT = "I don't know yet; I need to look this up."
-
-
-@dataclass(frozen=True)
-class AnswerWeights:
-    """How the extractive answer scores a sentence: its cosine to the question, plus these.
-
-    Grid-searched on the calibration half of the PostgreSQL-docs bench (the sentence that
-    holds the defining passage should score highest): lexical bonuses of 0.5, the earlier
-    hand-set values, let a chunk's words outvote the meaning, and its best sentence came
-    from the gold chunk for 0.51 of held-out questions; with these, 0.62. A heading that
-    names the question's identifier keeps a bonus of 0.25: a code such as DK-04 in the
-    heading marks the section that answers it.
-
-    Sentences are embedded alone and each heading once, apart, its cosine adding 0.1: read
-    as "heading: sentence", a path such as "os.path — Common pathname manipulations ›
-    os.path.commonprefix" lifted "If list is empty, return the empty string" above the
-    sentence that answered. Cited passage hit rose from 0.667 to 0.690 on the PostgreSQL
-    docs and from 0.903 to 0.947 on the Python library docs (bench/loop_pydocs.py).
-
-    A name that every read context gives (the product in a product's base, "PostgreSQL" on
-    its docs) tells none of them apart, so its bonuses fade with its spread
-    (``name_weights``): cited 0.696 -> 0.706 on the PostgreSQL docs, unchanged on the Python
-    docs, and the demo's "How do I clear DK-04 on the Kestrel Dock?" quotes the DK-04 fix.
-    """
-
-    terms: float = 0.0  # share of the question's words the sentence (with heading) holds
-    name_sentence: float = 0.1  # the sentence names what the question names
-    name_heading: float = 0.25  # its section's heading names it (where it is defined)
-    grade: float = 0.0  # the judge's 0/1/2 grade of the chunk
-    evidence: float = 0.1  # the judge's evidence for the whole chunk
-    #: embed each sentence read with its heading ("heading: sentence"), or alone (the default:
-    #: a long heading path outweighed the sentence; see below)
-    with_heading: bool = False
-    heading_cosine: float = 0.1  # the heading's own cosine to the question (headings apart)
-    spread_names: bool = True  # a name every read context gives counts less (name_weights)
-
-
-def named(
-    names: list[str], text: str, heading: bool = False, weights: dict[str, float] | None = None
-) -> float:
-    """How surely ``text`` names one of ``names`` (dotted names by their last part too),
-    each name counted by its weight when ``weights`` are given (see ``name_weights``)."""
-    return max(
-        ((weights or {}).get(n, 1.0) * name_match(n, text, heading) for n in names), default=0.0
-    )
-
-
-def name_weights(names: list[str], contexts: list[ContextItem]) -> dict[str, float]:
-    """How much each name tells the read contexts apart: 1 when at most half of them name it
-    (in the heading path or the text), falling to 0 when all do.
-
-    "How do I clear DK-04 on the Kestrel Dock?" names the dock on every page of its base, so
-    only DK-04 marks where the answer is; "PostgreSQL" in a question on the PostgreSQL docs
-    likewise.
-    """
-    if len(contexts) < 2:
-        return dict.fromkeys(names, 1.0)
-    out = {}
-    for n in names:
-        share = sum(
-            bool(name_match(n, f"{c.get('title', '')}\n{c.get('text', '')}")) for c in contexts
-        ) / len(contexts)
-        out[n] = min(1.0, 2.0 * (1.0 - share))
-    return out
-
-
-def mmr(relevance: np.ndarray, similarity: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
-    """Maximal marginal relevance: pick ``k`` items trading relevance against redundancy."""
-    chosen: list[int] = []
-    left = list(range(len(relevance)))
-    while left and len(chosen) < k:
-
-        def gain(i: int) -> float:
-            redundancy = max((similarity[i, j] for j in chosen), default=0.0)
-            return lam * relevance[i] - (1 - lam) * redundancy
-
-        best = max(left, key=gain)
-        chosen.append(best)
-        left.remove(best)
-    return chosen
 
 
 class OfflineStrategies:
@@ -231,69 +148,17 @@ class OfflineStrategies:
     async def answer(
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]:
-        """Extractive: the sentences closest to the question, diversified by MMR, each cited."""
-        # each sentence is scored with its section heading (apart, or read with it), so
-        # "## KX-217 Dustbin not detected" lends its meaning to the sentences below it
-        sentences: list[tuple[str, int]] = []
-        scored_as: list[str] = []
-        headings: list[str] = []
-        for n, ctx in enumerate(contexts, start=1):
-            heading = str(ctx.get("title") or "")
-            for sent in split_sentences(ctx["text"]):
-                if sent.startswith("#"):
-                    heading = sent.lstrip("#").strip()
-                elif len(sent.split()) >= 4:
-                    sentences.append((sent, n))
-                    scored_as.append(f"{heading}: {sent}" if heading else sent)
-                    headings.append(heading)
-        if not sentences:
-            return contexts[0]["text"][:400] + " [1]", [1]
-        w = self.answer_weights
-        read = scored_as if w.with_heading else [sent for sent, _ in sentences]
-        titles = sorted(set(headings)) if w.heading_cosine else []
-        unit = await unit_vectors(self.embeddings, [question, *read, *titles])
-        q, vecs = unit[0], unit[1 : 1 + len(read)]
-        of_title = dict(zip(titles, unit[1 + len(read) :] @ q, strict=True))
-        ids = identifiers(question)
-        weights = name_weights(ids, contexts) if w.spread_names else None
-        chunk = [contexts[n - 1] for _, n in sentences]
-
-        def bonus(weight: float, value: Callable[[int], float]) -> np.ndarray:
-            """``weight`` x ``value(i)`` for every sentence i (nothing computed at weight 0)."""
-            if not weight:
-                return np.zeros(len(sentences))
-            return weight * np.array([value(i) for i in range(len(sentences))], dtype=float)
-
-        relevance = (
-            vecs @ q
-            + bonus(w.terms, lambda i: token_recall(question, scored_as[i]))
-            + bonus(w.name_sentence, lambda i: named(ids, sentences[i][0], weights=weights))
-            # a section whose heading names the identifier is where it is defined
-            + bonus(
-                w.name_heading, lambda i: named(ids, headings[i], heading=True, weights=weights)
-            )
-            + bonus(w.heading_cosine, lambda i: float(of_title[headings[i]]))
-            + bonus(w.grade, lambda i: float(chunk[i].get("grade", 1)))
-            # the judge's evidence for the whole chunk, on one scale for every retriever
-            + bonus(w.evidence, lambda i: float(chunk[i].get("evidence", 0.0)))
+        """Extractive: the sentences closest to the question, each cited (``extractive``)."""
+        return await extractive_answer(
+            self.embeddings,
+            question,
+            contexts,
+            self.answer_weights,
+            max_sentences=self.max_sentences,
+            min_sentence_score=self.min_sentence_score,
+            floor_share=self.floor_share,
+            diversity=self.diversity,
         )
-        floor = max(self.min_sentence_score, self.floor_share * float(relevance.max()))
-        ranked = mmr(relevance, vecs @ vecs.T, 3 * self.max_sentences, self.diversity)
-        # one sentence a source: a second passage cited beats a second line of the same one;
-        # a sentence two chunks share (an overlap, a repeated note) is quoted once
-        picked, used, said = [], set(), set()
-        for i in ranked:
-            text_i = sentences[i][0]
-            if relevance[i] >= floor and sentences[i][1] not in used and text_i not in said:
-                picked.append(i)
-                used.add(sentences[i][1])
-                said.add(text_i)
-            if len(picked) == self.max_sentences:
-                break
-        picked = picked or [int(np.argmax(relevance))]
-        picked.sort(key=lambda i: (sentences[i][1], i))  # keep source order for readability
-        text = " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in picked)
-        return text, [sentences[i][1] for i in picked]
 
     async def answer_relevancy(self, question: str, answer: str) -> MetricResult:
         if not answer.strip():
