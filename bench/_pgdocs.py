@@ -280,14 +280,18 @@ def answer_hit(text: str, q: Question, source: str | None = None) -> bool:
     if passage_hit(text, q, source):
         return True
     key = squash(text)
-    name = Path(str(source).split("#", 1)[0]).name if source is not None else None
     return any(
-        (name is None or name in (page, page + ".gz")) and squash(snippet) in key
+        (source is None or on_page(source, page)) and squash(snippet) in key
         for page, snippet in q.answers
     )
 
 
+def on_page(source: str, page: str) -> bool:
+    """True when a chunk's source (a path, file name or chunk id) names ``page``."""
+    name = Path(str(source).split("#", 1)[0]).name
+    return name == page or name == page + ".gz"
+
+
 def page_hit(source: str, q: Question) -> bool:
     """True when a chunk's source (a path, file name or chunk id) names the gold page."""
-    name = Path(str(source).split("#", 1)[0]).name
-    return name == q.gold_page or name == q.gold_page + ".gz"
+    return on_page(source, q.gold_page)

@@ -17,6 +17,7 @@ from ragloop.errors import ConfigError
 from ragloop.graph.builder import build_graph, recursion_limit
 from ragloop.graph.result import RunResult
 from ragloop.nodes.base import Deps
+from ragloop.retrievers.sections import SectionStarts
 
 
 class CallCounter(BaseCallbackHandler):
@@ -216,8 +217,6 @@ def build_pipeline(
         from ragloop.nodes.llm import LLMStrategies
 
         strategies = LLMStrategies(model, emb, offline=offline)
-    from ragloop.retrievers.sections import SectionStarts
-
     deps = Deps(
         strategies=strategies,
         retrievers=retrievers,

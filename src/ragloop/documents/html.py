@@ -157,7 +157,6 @@ class _Walker:
                     self._term_alone()
         if any(terms):  # a term with no description
             self.out.text(", ".join(t for t in terms if t))
-        self.buffer.append("")
 
     def _description(self, el: etree._Element) -> None:
         """Sphinx ``dl.py.function``: a subsection named by the object, its signature as code."""
