@@ -79,12 +79,20 @@ def sole(index: PageIndex, snippet: str, page: str) -> bool:
 
 
 def unique_gold(targets: list[Target], index: PageIndex) -> list[tuple[Target, tuple]]:
-    """Each target with its gold snippets (at most two); targets left with none are dropped."""
+    """Each target with its gold snippets (at most two, and its entry line when it has one);
+    targets whose defining passage has none are dropped.
+
+    The entry line ("pg_dump — extract a PostgreSQL database into a script file or other
+    archive file") is gold beside the Description's first sentence: both define the name,
+    on the same page, and a chunk holding either is the defining passage. It never decides
+    whether a target is asked about, so adding it left the question set as it was.
+    """
     out = []
     for target in targets:
         gold = [snip for snip in target.snippets if sole(index, snip, target.page)]
         if gold:
-            out.append((target, tuple(gold[:MAX_SNIPPETS])))
+            entry = target.entry and sole(index, target.entry, target.page)
+            out.append((target, (*gold[:MAX_SNIPPETS], *([target.entry] if entry else []))))
     return out
 
 

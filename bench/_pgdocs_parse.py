@@ -32,6 +32,9 @@ class Target:
     purpose: str  # the defining sentence (commands/programs: the one-line purpose)
     snippets: tuple[str, ...]  # candidate gold: verbatim pieces of the defining passage
     passage: str = ""  # the whole defining paragraph
+    #: a command's or program's entry line ("CREATE INDEX — define a new index"): it defines
+    #: the name as surely as the Description does, and paraphrases are written from it
+    entry: str = ""
 
 
 def read_page(path: Path) -> bytes:
@@ -126,7 +129,9 @@ def _command(tree: lxml.html.HtmlElement, page: str) -> list[Target]:
         return []
     kind = "program" if page.startswith("app-") else "command"
     snippets = windows(first_sentence(first)) or windows(first)
-    return [Target(page, kind, title, purpose, tuple(snippets), first)] if snippets else []
+    if not snippets:
+        return []
+    return [Target(page, kind, title, purpose, tuple(snippets), first, entry=line)]
 
 
 def _functions(tree: lxml.html.HtmlElement, page: str) -> list[Target]:

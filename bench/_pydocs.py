@@ -9,10 +9,15 @@ classes, exceptions, attributes, data), with the entry's first sentence as gold:
   socket.has_ipv6 for?";
 - ``description`` asks for a function or method by its first sentence, its verb conjugated
   ("Return the number of CPUs ..." -> "Which function returns the number of CPUs ...?"). It is
-  not reworded, so it favours BM25: a check that the loop keeps what sparse finds.
+  not reworded, so it favours BM25: a check that the loop keeps what sparse finds;
+- ``natural`` are 90 hand-written "how do I ..." questions that name no function or module
+  ("How can I find out how many processor cores my computer has?"), in
+  ``bench/data/pydocs_natural.jsonl``, each with the gold page and verbatim snippets of the
+  entry that answers. They were written from the pages alone, before any retriever was run
+  on them (blind to what retrieval finds).
 
-A gold sentence must occur on exactly one page. There are no hand-written questions here; the
-PostgreSQL bench (``_pgdocs``) has those. Sampling is deterministic for a seed.
+A gold sentence must occur on exactly one page (a hand-written row whose snippet does not is
+reported and skipped). Sampling is deterministic for a seed.
 
 API: ``corpus_root()``, ``build_corpus(dest=None, root=None)``, ``load_questions(root, seed=0,
 per_kind=150)``; questions are ``_pgdocs.Question`` and are scored with ``_pgdocs.passage_hit``.
@@ -25,12 +30,14 @@ from pathlib import Path
 
 import lxml.html
 from _pgdocs import Question, debian_docs, place_pages
+from _pgdocs_gold import PageIndex, natural_rows
 from _pgdocs_parse import clean, first_sentence, squash
 
 DEBIAN_PACKAGE = "python3.11-doc"
 HERE = Path(__file__).resolve().parent
 DEFAULT_DEST = HERE.parent / ".ragloop" / "bench" / "pydocs" / "corpus"
-KINDS = ("named", "description")
+KINDS = ("named", "description", "natural")
+NATURAL_PATH = HERE / "data" / "pydocs_natural.jsonl"
 OBJECTS = ("function", "method", "class", "exception", "attribute", "data")
 CONTENTS_PAGES = {"index.html"}  # the library's table of contents: navigation only
 #: imperative first words of a description and their third person ("Return" -> "returns")
@@ -102,7 +109,9 @@ def described(name: str, kind: str, first: str) -> str | None:
     return f"Which {kind} {VERBS[words[0].lower()]} {words[1].rstrip('.')}?"
 
 
-def load_questions(root: Path, seed: int = 0, per_kind: int = 150) -> list[Question]:
+def load_questions(
+    root: Path, seed: int = 0, per_kind: int = 150, natural_path: Path = NATURAL_PATH
+) -> list[Question]:
     """Up to ``per_kind`` questions of each kind on the pages under root."""
     pages = select_pages(Path(root))
     keys = {p.name: squash(lxml.html.parse(str(p)).getroot().text_content()) for p in pages}
@@ -128,4 +137,18 @@ def load_questions(root: Path, seed: int = 0, per_kind: int = 150) -> list[Quest
         if text and len(out["description"]) < per_kind:
             q = Question(f"description/{name}", "description", text, page, gold, name, kind)
             out["description"].append(q)
+    if natural_path.exists():
+        rows = natural_rows(natural_path, PageIndex(keys))
+        out["natural"] = [
+            Question(
+                f"natural/{n}",
+                "natural",
+                row["question"],
+                row["gold_page"],
+                tuple(row["gold_snippets"]),
+                "",
+                "natural",
+            )
+            for n, row in rows[:per_kind]
+        ]
     return [q for k in KINDS for q in out[k]]

@@ -270,3 +270,15 @@ def test_the_shipped_answer_labels_belong_to_shipped_natural_questions():
     for pairs in answers.values():
         for page, snippet in pairs:
             assert page.endswith(".html") and 20 <= len(snippet) <= 120, (page, snippet)
+
+
+def test_a_commands_entry_line_is_gold_beside_its_description():
+    # before: an answer that quoted "CREATE WIDGET — define a new widget" for "Which command
+    # defines a new widget?" counted as a miss, though that line defines the command
+    by_id = {q.id: q for q in _questions()}
+    create = by_id["paraphrase/sql-createwidget/CREATE WIDGET"]
+    assert create.gold_snippets[-1] == "CREATE WIDGET — define a new widget"
+    assert pg.passage_hit("# CREATE WIDGET\n\nCREATE WIDGET — define a new widget", create)
+    # functions and settings have no entry line: their gold is the description alone
+    count = by_id["named/functions-widget/widget_count"]
+    assert not any("—" in s for s in count.gold_snippets)
