@@ -1,0 +1,52 @@
+"""The offline answer quotes the entry line that defines a name over lines that mention it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ragloop.nodes.extractive import AnswerWeights, entry, name_weights, quotable_sentences
+from ragloop.nodes.offline import OfflineStrategies
+from ragloop.state import ContextItem
+from tests.fakes.embeddings import HashEmbeddings
+
+
+def _ctx(n: int, title: str, body: str) -> ContextItem:
+    return ContextItem(id=f"c#{n}", title=title, text=f"# {title}\n\n{body}", evidence=0.5)
+
+
+QUESTION = "What does the SQL command ALTER VIEW do?"
+COMPAT = _ctx(1, "ALTER VIEW › Compatibility", "ALTER VIEW is an extension of the SQL standard.")
+NOTES = _ctx(2, "ALTER VIEW › Notes", "Only the owner of a view may run ALTER VIEW on it.")
+DEFINING = _ctx(3, "ALTER VIEW", "ALTER VIEW — change the definition of a view")
+
+
+def test_a_sentence_that_is_or_follows_the_defining_line_is_the_names_entry():
+    assert entry(["alter view"], "ALTER VIEW — change the definition of a view", "") == 1.0
+    assert (
+        entry(["lseg"], "Extracts the box's diagonal as a segment.", "lseg ( box ) → lseg") == 1.0
+    )
+    assert entry(["alter view"], "Only the owner may run ALTER VIEW on it.", "A note.") == 0.0
+    # the piece before each quotable sentence is what its chunk says just above it
+    ctx = _ctx(4, "9.11", "lseg ( box ) → lseg\n\nExtracts the box's diagonal as a segment.")
+    sentence, n, heading, before = quotable_sentences([ctx])[-1]
+    assert sentence.startswith("Extracts")
+    assert (n, heading, before) == (1, "9.11", "lseg ( box ) → lseg")
+
+
+def test_a_name_every_context_mentions_still_marks_the_one_context_that_defines_it():
+    contexts = [COMPAT, NOTES, DEFINING]
+    assert name_weights(["alter view"], contexts) == {"alter view": 0.0}
+    assert name_weights(["alter view"], contexts, defining=True) == {"alter view": 1.0}
+
+
+def test_the_entry_line_is_quoted_over_a_mention():
+    # before: "ALTER VIEW" was named by every context, so its bonuses faded to nothing and
+    # the compatibility note outscored the line that says what the command does
+    contexts = [COMPAT, NOTES, DEFINING]
+    strategies = OfflineStrategies(HashEmbeddings(dim=256), max_sentences=1)
+    text, cited = asyncio.run(strategies.answer(QUESTION, contexts))
+    assert cited == [3] and "change the definition" in text
+    without = OfflineStrategies(
+        HashEmbeddings(dim=256), max_sentences=1, answer_weights=AnswerWeights(name_entry=0.0)
+    )
+    assert asyncio.run(without.answer(QUESTION, contexts))[1] == [1]
