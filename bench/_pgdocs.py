@@ -225,24 +225,31 @@ def load_questions(
             q = Question(f"paraphrase/{qid}", "paraphrase", text, t.page, gold, t.name, t.kind)
             cands["paraphrase"].append(q)
     if natural_path.exists():
-        answers = load_answers(ANSWERS_PATH)
-        cands["natural"] = [
-            Question(
-                f"natural/{n}",
-                "natural",
-                row["question"],
-                row["gold_page"],
-                tuple(row["gold_snippets"]),
-                "",
-                "natural",
-                answers.get(row["question"], ()),
-            )
-            for n, row in natural_rows(natural_path, index)
-        ]
+        cands["natural"] = natural_questions(natural_path, index, load_answers(ANSWERS_PATH))
     out: list[Question] = []
     for kind in KINDS:
         out += _balanced(cands[kind], caps.get(kind), random.Random(f"{seed}/{kind}"))
     return out
+
+
+def natural_questions(
+    path: Path, index: PageIndex, answers: dict[str, tuple[tuple[str, str], ...]] | None = None
+) -> list[Question]:
+    """The hand-written questions of a JSON-lines file (bad rows reported and skipped), with
+    the passages judged to answer each when ``answers`` has them."""
+    return [
+        Question(
+            f"natural/{n}",
+            "natural",
+            row["question"],
+            row["gold_page"],
+            tuple(row["gold_snippets"]),
+            "",
+            "natural",
+            (answers or {}).get(row["question"], ()),
+        )
+        for n, row in natural_rows(path, index)
+    ]
 
 
 def passage_hit(text: str, q: Question, source: str | None = None) -> bool:

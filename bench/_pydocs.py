@@ -29,8 +29,8 @@ import random
 from pathlib import Path
 
 import lxml.html
-from _pgdocs import Question, debian_docs, place_pages
-from _pgdocs_gold import PageIndex, natural_rows
+from _pgdocs import Question, debian_docs, natural_questions, place_pages
+from _pgdocs_gold import PageIndex
 from _pgdocs_parse import clean, first_sentence, squash
 
 DEBIAN_PACKAGE = "python3.11-doc"
@@ -138,17 +138,5 @@ def load_questions(
             q = Question(f"description/{name}", "description", text, page, gold, name, kind)
             out["description"].append(q)
     if natural_path.exists():
-        rows = natural_rows(natural_path, PageIndex(keys))
-        out["natural"] = [
-            Question(
-                f"natural/{n}",
-                "natural",
-                row["question"],
-                row["gold_page"],
-                tuple(row["gold_snippets"]),
-                "",
-                "natural",
-            )
-            for n, row in rows[:per_kind]
-        ]
+        out["natural"] = natural_questions(natural_path, PageIndex(keys))[:per_kind]
     return [q for k in KINDS for q in out[k]]
