@@ -40,6 +40,9 @@ class AnswerWeights:
     (``name_weights``): cited 0.696 -> 0.706 on the PostgreSQL docs, unchanged on the Python
     docs, and the demo's "How do I clear DK-04 on the Kestrel Dock?" quotes the DK-04 fix.
 
+    (The PostgreSQL figures above were measured before the bench counted a command's entry
+    line as gold; those below, after.)
+
     A sentence that is a name's entry line ("ALTER VIEW — change the definition of a view",
     "wal_buffers (integer): ...") or follows one (the description under "lseg ( box ) →
     lseg") adds ``name_entry``, spread by how many read contexts define the name rather than
