@@ -20,7 +20,8 @@ A gold sentence must occur on exactly one page (a hand-written row whose snippet
 reported and skipped). Sampling is deterministic for a seed.
 
 API: ``corpus_root()``, ``build_corpus(dest=None, root=None)``, ``load_questions(root, seed=0,
-per_kind=150)``; questions are ``_pgdocs.Question`` and are scored with ``_pgdocs.passage_hit``.
+per_kind=150, natural_path=NATURAL_PATH)``; questions are ``_pgdocs.Question`` and are scored
+with ``_pgdocs.passage_hit``.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def load_questions(
     rng.shuffle(cands)
     out: dict[str, list[Question]] = {k: [] for k in KINDS}
     for page, name, kind, first in cands:
-        if all(len(v) >= per_kind for v in out.values()):
+        if len(out["named"]) >= per_kind and len(out["description"]) >= per_kind:
             break
         key = squash(first)
         if sum(key in text for text in keys.values()) != 1:  # gold on one page only
