@@ -130,3 +130,10 @@ def add_step(state: State, node: str, detail: str) -> list[Step]:
         *state.get("steps", []),
         Step(node=node, detail=detail, iteration=state.get("iteration", 0)),
     ]
+
+
+def add_fallback(steps: list[Step], state: State, node: str, why: str | None) -> list[Step]:
+    """``steps`` plus a ``NODE-fallback`` step saying ``why``, when a fallback made the result."""
+    if not why:
+        return steps
+    return [*steps, Step(node=f"{node}-fallback", detail=why, iteration=state.get("iteration", 0))]

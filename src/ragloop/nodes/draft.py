@@ -8,12 +8,7 @@ from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
-from ragloop.state import State, Step, add_step
-
-
-def _with_fallback(steps: list[Step], why: str | None) -> list[Step]:
-    """The path plus a ``draft-fallback`` step when the draft could not be made."""
-    return [*steps, Step(node="draft-fallback", detail=why, iteration=0)] if why else steps
+from ragloop.state import State, add_fallback, add_step
 
 
 def make_draft(deps: Deps) -> Any:
@@ -47,7 +42,9 @@ def make_draft(deps: Deps) -> Any:
             "citations": [],
             "scores": {},
             "stop_reason": "",
-            "steps": _with_fallback(add_step(start, "draft", detail), result.fallback),
+            "steps": add_fallback(
+                add_step(start, "draft", detail), start, "draft", result.fallback
+            ),
         }
 
     return draft

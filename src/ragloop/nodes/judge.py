@@ -12,7 +12,7 @@ from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps, Draft
 from ragloop.nodes.prompts import Passage
 from ragloop.retrievers.dense import embedding_text
-from ragloop.state import ContextItem, Judgment, State, Step, add_step
+from ragloop.state import ContextItem, Judgment, State, add_fallback, add_step
 from ragloop.text import split_sentences
 
 
@@ -40,14 +40,6 @@ def _graded(item: ContextItem, grade: int, evidence: float | None) -> ContextIte
     if evidence is not None:
         out["evidence"] = round(float(evidence), 4)
     return cast(ContextItem, out)
-
-
-def _with_fallback(steps: list[Step], assessment: Any, state: State) -> list[Step]:
-    """The path plus a ``judge-fallback`` step when the grades came from a fallback judge."""
-    why = getattr(assessment, "fallback", None)
-    if not why:
-        return steps
-    return [*steps, Step(node="judge-fallback", detail=why, iteration=state.get("iteration", 0))]
 
 
 def verdict_of(contexts: int, relevance: float, recall: float, ctx: Context) -> tuple[str, str]:
@@ -137,7 +129,12 @@ def make_judge(deps: Deps) -> Any:
             "dropped": dropped,
             "judgment": judgment,
             "stop_reason": stop,
-            "steps": _with_fallback(add_step(state, "judge", detail), assessment, state),
+            "steps": add_fallback(
+                add_step(state, "judge", detail),
+                state,
+                "judge",
+                getattr(assessment, "fallback", None),
+            ),
         }
 
     return judge
