@@ -147,12 +147,14 @@ def build_pipeline(
     """
     from ragloop.data import WEB_DIR
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
+    from ragloop.nodes.evidence import common_words
     from ragloop.nodes.memo import index_vectors
     from ragloop.nodes.offline import OfflineStrategies
     from ragloop.nodes.offline_judge import calibration_for
     from ragloop.providers import describe_model, get_embeddings
     from ragloop.retrievers.index import open_index
     from ragloop.retrievers.registry import LazyRetrievers, get_retriever
+    from ragloop.retrievers.sparse import chunk_counts, page_titles
     from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env, web_corpus_folder
     from ragloop.safety.llm_faults import with_llm_retries
     from ragloop.sources import choose_corpus, describe
@@ -210,6 +212,8 @@ def build_pipeline(
         cache,
         calibration=calibration_for(settings.embeddings),
         known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
+        # "PostgreSQL" in a question on its docs names nothing the judge should look for
+        common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
     )
     if model is None:
         strategies: Any = offline

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragloop.text import STOPWORDS, split_sentences, tokenize
@@ -46,6 +47,53 @@ def _porter():  # type: ignore[no-untyped-def]
 def stem(word: str) -> str:
     """Porter stem of one lowercase word (non-ASCII words as they are)."""
     return _porter().stem(word) if word.isascii() and word.isalpha() else word
+
+
+#: no word is one of a corpus's own words (``common_words``) in an index smaller than this:
+#: a few dozen chunks of one product all say its name, and its model names (T2, T3) still
+#: tell them apart
+COMMON_MIN_CHUNKS = 1000
+#: a word in more than this share of the chunks is one of the corpus's own words
+COMMON_SHARE = 0.1
+
+
+#: what follows a page's subject in its title: "select — Waiting for I/O completion"
+_PAGE_SUBJECT = re.compile(r"\s+[\u2014\u2013:-]\s")
+
+
+def common_words(
+    chunk_counts: dict[str, int],
+    chunks: int,
+    pages: Iterable[str] = (),
+    share: float = COMMON_SHARE,
+    min_chunks: int | None = None,
+) -> frozenset[str]:
+    """The corpus's own words: tokens in more than ``share`` of its ``chunks`` chunks, less
+    those a page is about (its title, given in ``pages``, is the word, or "word — ...").
+
+    ``chunk_counts`` maps a token to the number of chunks holding it (a sparse index's
+    document frequencies). Like a vectorizer's ``max_df``, these are words a question gives
+    that tell no chunk apart: "PostgreSQL" (in 19% of the PostgreSQL docs' chunks) and "SQL"
+    (14%) in "How can I get rid of a procedure in PostgreSQL?" made every "Compatibility"
+    section ("... conforms to the SQL standard, with these PostgreSQL extensions") look more
+    evident than the line that answers ("DROP PROCEDURE — remove a procedure"). "SELECT" is
+    as common there (12%), but the page "SELECT" is about it, so it stays a name.
+    """
+    if chunks < (COMMON_MIN_CHUNKS if min_chunks is None else min_chunks):
+        return frozenset()
+    subjects = {_PAGE_SUBJECT.split(t.strip(), maxsplit=1)[0].lower() for t in pages}
+    return frozenset(t for t, n in chunk_counts.items() if n > share * chunks and t not in subjects)
+
+
+def question_names(question: str, common: frozenset[str] = frozenset()) -> list[str]:
+    """The names a question gives (``identifiers``) less the corpus's own words (``common``)."""
+    return list(_question_names(question, common))
+
+
+@functools.lru_cache(maxsize=4096)
+def _question_names(question: str, common: frozenset[str]) -> tuple[str, ...]:
+    # remembered: the judge reads the question's names once for every chunk it grades
+    return tuple(n for n in identifiers(question) if n not in common)
 
 
 def identifiers(text: str) -> list[str]:
@@ -115,13 +163,21 @@ def defines(name: str, text: str) -> float:
     return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
 
 
-def terms(text: str) -> list[str]:
-    """Content stems of a question: stopwords, frame words and identifiers' dots kept apart."""
+def terms(text: str, common: frozenset[str] = frozenset()) -> list[str]:
+    """Content stems of a question: stopwords, frame words and identifiers' dots kept apart;
+    a name the question gives that is one of the corpus's own words (``common``) left out."""
+    skip = set(identifiers(text)) - set(question_names(text, common)) if common else set()
     out: list[str] = []
     for tok in tokenize(text, drop_stopwords=True):
         parts = [tok] if not any(c in tok for c in "./") else re.split(r"[./]", tok)
         for p in parts:
-            if p and p not in STOPWORDS and p not in FRAME_WORDS and not p.isdigit():
+            if (
+                p
+                and p not in STOPWORDS
+                and p not in FRAME_WORDS
+                and not p.isdigit()
+                and p not in skip
+            ):
                 s = stem(p)
                 if s not in out:
                     out.append(s)
@@ -168,13 +224,16 @@ def split_heading(text: str) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=8192)
-def lexical(question: str, text: str, heading: str = "") -> Lexical:
-    """Sentence- and section-level lexical evidence of ``text`` (under ``heading``).
+def lexical(
+    question: str, text: str, heading: str = "", common: frozenset[str] = frozenset()
+) -> Lexical:
+    """Sentence- and section-level lexical evidence of ``text`` (under ``heading``), the
+    corpus's own words (``common``) not counted as names or terms.
 
     Remembered per (question, text, heading): a kept chunk is judged again at every step.
     """
-    want = terms(question)
-    names = identifiers(question)
+    want = terms(question, common)
+    names = question_names(question, common)
     sentences: list[str] = []
     scores: list[float] = []
     current = heading

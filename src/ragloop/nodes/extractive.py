@@ -13,7 +13,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ragloop.eval.metrics.semantic import unit_vectors
-from ragloop.nodes.evidence import defines, identifiers, name_match
+from ragloop.nodes.evidence import defines, name_match, question_names
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences, token_recall
 
@@ -159,12 +159,14 @@ async def extractive_answer(
     min_sentence_score: float = 0.25,
     floor_share: float = 0.7,
     diversity: float = 1.0,
+    common: frozenset[str] = frozenset(),
 ) -> tuple[str, list[int]]:
     """The sentences closest to the question (see ``AnswerWeights``), each cited ``[n]``.
 
     At most one sentence a source and ``max_sentences`` in all, each scoring at least
     ``floor_share`` of the best one (and ``min_sentence_score``); ``diversity`` is the MMR
-    lambda (1 = relevance only). Returns the text and the cited context numbers (1-based).
+    lambda (1 = relevance only); a name that is one of the corpus's own words (``common``)
+    earns no bonus. Returns the text and the cited context numbers (1-based).
     """
     # each sentence is scored with its section heading (apart, or read with it), so
     # "## KX-217 Dustbin not detected" lends its meaning to the sentences below it
@@ -180,7 +182,7 @@ async def extractive_answer(
     unit = await unit_vectors(embeddings, [question, *read, *titles])
     q, vecs = unit[0], unit[1 : 1 + len(read)]
     of_title = dict(zip(titles, unit[1 + len(read) :] @ q, strict=True))
-    ids = identifiers(question)
+    ids = question_names(question, common)
     spread = name_weights(ids, contexts) if w.spread_names else None
     # a name most contexts mention is defined by few: its entry's bonus spreads by that
     defined = name_weights(ids, contexts, defining=True) if w.spread_names else None

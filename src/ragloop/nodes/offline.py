@@ -49,6 +49,7 @@ class OfflineStrategies:
         calibration: JudgeCalibration | None = None,
         known_vectors: Lookup | None = None,
         answer_weights: AnswerWeights | None = None,
+        common_words: frozenset[str] = frozenset(),
     ):
         # judge, answer and score embed the same texts; the memo embeds each once
         memo = embeddings if isinstance(embeddings, MemoEmbeddings) else None
@@ -68,6 +69,9 @@ class OfflineStrategies:
         self.answer_weights = answer_weights or AnswerWeights()
         #: a sentence is quoted only when it scores this share of the best one
         self.floor_share = 0.7
+        #: the corpus's own words ("PostgreSQL" on its docs): never a name the judge or the
+        #: answer looks for (``evidence.common_words``; empty when the corpus is small)
+        self.common_words = common_words
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         hit = self.cache.lookup(question) if self.cache else None
@@ -103,7 +107,9 @@ class OfflineStrategies:
         found = []
         if texts:
             unit = await unit_vectors(self.embeddings, [question, *texts])
-            found = evidence_of(self.calibration, question, texts, unit[0], unit[1:])
+            found = evidence_of(
+                self.calibration, question, texts, unit[0], unit[1:], self.common_words
+            )
         new, old = found[: len(candidates)], found[len(candidates) :]
         grades = [grade(self.calibration, e.score) for e in new]
         pool = [*(e for e, g in zip(new, grades, strict=True) if g >= keep), *old]
@@ -124,7 +130,7 @@ class OfflineStrategies:
             supported,
             recall=recall,
             evidence=[e.score for e in new],
-            signals=signals(question, new),
+            signals=signals(question, new, self.common_words),
         )
 
     async def rewrite(
@@ -158,6 +164,7 @@ class OfflineStrategies:
             min_sentence_score=self.min_sentence_score,
             floor_share=self.floor_share,
             diversity=self.diversity,
+            common=self.common_words,
         )
 
     async def answer_relevancy(self, question: str, answer: str) -> MetricResult:

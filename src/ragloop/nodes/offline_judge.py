@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ragloop.nodes.evidence import Lexical, identifiers, lexical, split_heading
+from ragloop.nodes.evidence import Lexical, lexical, question_names, split_heading
 
 
 @dataclass(frozen=True)
@@ -110,20 +110,29 @@ def grade(cal: JudgeCalibration, value: float) -> int:
 
 
 def evidence_of(
-    cal: JudgeCalibration, question: str, texts: list[str], q_vec: np.ndarray, vecs: np.ndarray
+    cal: JudgeCalibration,
+    question: str,
+    texts: list[str],
+    q_vec: np.ndarray,
+    vecs: np.ndarray,
+    common: frozenset[str] = frozenset(),
 ) -> list[Evidence]:
-    """Evidence of each judged text (``heading-path newline body``) given unit vectors."""
-    has_names = bool(identifiers(question))
+    """Evidence of each judged text (``heading-path newline body``) given unit vectors; the
+    corpus's own words (``common``, see ``evidence.common_words``) are not names or terms."""
+    has_names = bool(question_names(question, common))
     out = []
     for text, vec in zip(texts, vecs, strict=True):
         heading, body = split_heading(text)
-        out.append(score(cal, has_names, float(vec @ q_vec), lexical(question, body, heading)))
+        lex = lexical(question, body, heading, common)
+        out.append(score(cal, has_names, float(vec @ q_vec), lex))
     return out
 
 
-def signals(question: str, found: list[Evidence]) -> dict[str, float]:
+def signals(
+    question: str, found: list[Evidence], common: frozenset[str] = frozenset()
+) -> dict[str, float]:
     """What the policy reads from one retrieval: did the names, the words, the meaning match?"""
-    names = identifiers(question)
+    names = question_names(question, common)
     # the least surely found name: a lexical miss when any name shows nowhere
     per_name = [
         max((max(e.lex.names_heading[i], e.lex.names_text[i]) for e in found), default=0.0)

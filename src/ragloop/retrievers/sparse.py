@@ -11,6 +11,7 @@ import numpy as np
 from langchain_core.documents import Document
 from pydantic import ConfigDict
 
+from ragloop.documents.chunking import SEPARATOR
 from ragloop.retrievers.base import ScoredRetriever
 from ragloop.text import tokenize
 
@@ -30,6 +31,23 @@ def build_bm25(chunks: list[Document]) -> bm25s.BM25:
     model = bm25s.BM25()
     model.index([bm25_tokens(c.page_content) or ["\x00empty"] for c in chunks], show_progress=False)
     return model
+
+
+def chunk_counts(model: bm25s.BM25) -> tuple[dict[str, int], int]:
+    """(token -> number of chunks holding it, number of chunks) of a bm25s index.
+
+    bm25s keeps its scores as a token-major sparse matrix, so a token's chunk count is the
+    length of its column.
+    """
+    scores = model.scores
+    counts = np.diff(np.asarray(scores["indptr"]))
+    out = {t: int(counts[i]) for t, i in model.vocab_dict.items() if 0 <= i < len(counts)}
+    return out, int(scores["num_docs"])
+
+
+def page_titles(chunks: list[Document]) -> set[str]:
+    """The top heading of every chunk's heading path: the titles of the corpus's pages."""
+    return {str(c.metadata.get("title") or "").split(SEPARATOR)[0].strip() for c in chunks}
 
 
 def save_bm25(model: bm25s.BM25, chunks: list[Document], folder: Path) -> None:
