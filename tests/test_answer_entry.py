@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from ragloop.nodes.extractive import AnswerWeights, entry, name_weights, quotable_sentences
+from ragloop.nodes.extractive import (
+    AnswerWeights,
+    entry,
+    name_weights,
+    page_subject,
+    quotable_sentences,
+    subject_entry,
+)
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
@@ -50,3 +57,31 @@ def test_the_entry_line_is_quoted_over_a_mention():
         HashEmbeddings(dim=256), max_sentences=1, answer_weights=AnswerWeights(name_entry=0.0)
     )
     assert asyncio.run(without.answer(QUESTION, contexts))[1] == [1]
+
+
+def test_a_nameless_question_is_answered_by_what_the_pages_subject_does():
+    # before: the sentence that echoes the question outscored the one that says what the
+    # page's subject does, since the question gives no name for the entry bonus to follow
+    assert page_subject("REINDEX › Description") == "REINDEX"
+    assert page_subject("os — Miscellaneous operating system interfaces › Files") == "os"
+    assert subject_entry("REINDEX rebuilds an index.", "", "REINDEX › Description") == 1.0
+    assert subject_entry("Remove it first.", "DROP TYPE — remove a data type", "DROP TYPE") == 1.0
+    assert subject_entry("An index has become corrupted.", "", "REINDEX › Description") == 0.0
+    question = "How do I rebuild an index that has become bloated or corrupted?"
+    echo = ContextItem(
+        id="reindex#1",
+        title="REINDEX › Description",
+        text="# REINDEX › Description\n\nAn index may become corrupted by bugs.",
+    )
+    does = ContextItem(
+        id="reindex#0",
+        title="REINDEX › Description",
+        text="# REINDEX › Description\n\nREINDEX rebuilds an index from the table's data.",
+    )
+    embeddings = HashEmbeddings(dim=256)
+    off = AnswerWeights(subject_entry=0.0)
+    plain = OfflineStrategies(embeddings, max_sentences=1, answer_weights=off)
+    assert asyncio.run(plain.answer(question, [echo, does]))[1] == [1]
+    strategies = OfflineStrategies(embeddings, max_sentences=1)
+    text, cited = asyncio.run(strategies.answer(question, [echo, does]))
+    assert cited == [2] and text.startswith("REINDEX rebuilds")
