@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+from ragloop.nodes.evidence import page_subject, subject_entry
 from ragloop.nodes.extractive import (
     AnswerWeights,
     entry,
     name_weights,
-    page_subject,
     quotable_sentences,
-    subject_entry,
 )
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.state import ContextItem

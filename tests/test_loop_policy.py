@@ -105,6 +105,23 @@ def test_ranking_is_on_one_scale():
     assert [c["id"] for c in rank_contexts(no_evidence)] == ["rrf", "cos", "bm25"]
 
 
+def test_a_nameless_question_reads_the_chunk_that_says_what_its_subject_does_first():
+    # before: "How do I rebuild a bloated index?" read the chunk echoing its words first, and
+    # the one that says what REINDEX does came after the k the answer reads
+    title = "REINDEX › Description"
+    echo = {"id": "echo", "title": title, "grade": 1, "evidence": 0.40}
+    echo["text"] = f"# {title}\n\nAn index can become bloated or corrupted over time."
+    does = {"id": "does", "title": title, "grade": 1, "evidence": 0.30}
+    does["text"] = f"# {title}\n\nREINDEX rebuilds an index from the data in its table."
+    assert [c["id"] for c in rank_contexts([echo, does])] == ["echo", "does"]
+    assert [c["id"] for c in rank_contexts([echo, does], nameless=True)] == ["does", "echo"]
+    # grades still come first, and without evidence (an LLM judge) the found order holds
+    graded = dict(echo, grade=2)
+    assert [c["id"] for c in rank_contexts([does, graded], nameless=True)] == ["echo", "does"]
+    bare = [{k: v for k, v in c.items() if k != "evidence"} for c in (echo, does)]
+    assert [c["id"] for c in rank_contexts(bare, nameless=True)] == ["echo", "does"]
+
+
 SIGNALS = st.fixed_dictionaries(
     {
         "names": st.sampled_from([0.0, 1.0, 2.0]),

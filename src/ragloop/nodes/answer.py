@@ -9,6 +9,8 @@ from langgraph.runtime import Runtime
 from ragloop.config import Context, context_of
 from ragloop.documents.quoting import attach_code, quoted_heading
 from ragloop.nodes.base import Deps
+from ragloop.nodes.evidence import question_names
+from ragloop.nodes.extractive import defines_subject
 from ragloop.state import ContextItem, State, add_step
 
 NOT_FOUND = "I could not find an answer to this in the sources I can search."
@@ -33,13 +35,34 @@ def cite(n: int, ctx: ContextItem, answer: str = "") -> dict[str, Any]:
     }
 
 
-def rank_contexts(contexts: list[ContextItem]) -> list[ContextItem]:
+#: what a chunk that says what its page's subject does adds to its evidence in the reading
+#: order, when the question names nothing (see ``rank_contexts``)
+SUBJECT_BONUS = 0.2
+
+
+def rank_contexts(contexts: list[ContextItem], nameless: bool = False) -> list[ContextItem]:
     """Kept contexts best first on one scale: the judge's grade, then its evidence.
 
     Retriever scores (BM25 5-8, cosine ~0.4, RRF ~0.03) are never compared; without
     evidence (an LLM judge) equal grades keep the order in which they were found.
+
+    When the question names nothing (``nameless``), a chunk with a sentence that says what
+    its section's subject does ("REINDEX rebuilds an index ...", ``extractive.defines_subject``)
+    adds ``SUBJECT_BONUS`` to its evidence: the answer reads the best k, and the judge
+    scores such a chunk by the question's words, which the subject's own line seldom
+    repeats. Cited passage hit: PostgreSQL docs 0.799 -> 0.804 (paraphrases 0.927 -> 0.940,
+    natural questions unchanged at 0.372), Python docs 0.847 -> 0.861 (descriptions 0.947
+    -> 0.967, natural 0.425 -> 0.450). Put into the judge's evidence instead, it made the
+    loop stop early on the wrong pages (cited 0.794 at 0.2).
     """
-    return sorted(contexts, key=lambda c: (-c.get("grade", 0), -c.get("evidence", 0.0)))
+
+    def evidence(c: ContextItem) -> float:
+        found = c.get("evidence", 0.0)
+        if nameless and "evidence" in c:
+            found += SUBJECT_BONUS * defines_subject(c)
+        return found
+
+    return sorted(contexts, key=lambda c: (-c.get("grade", 0), -evidence(c)))
 
 
 def fill_to_k(
@@ -72,7 +95,9 @@ def make_answer(deps: Deps) -> Any:
                 "stop_reason": "no_retrieval",
                 "steps": add_step(state, "answer", "answered from the draft (no retrieval)"),
             }
-        contexts = rank_contexts(state.get("contexts", []))
+        common: frozenset[str] = getattr(deps.strategies, "common_words", frozenset())
+        nameless = not question_names(state["question"], common)
+        contexts = rank_contexts(state.get("contexts", []), nameless)
         if not contexts:
             return {
                 "answer": NOT_FOUND,

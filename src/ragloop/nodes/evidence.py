@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ragloop.documents.chunking import SEPARATOR
 from ragloop.text import STOPWORDS, split_sentences, tokenize
 
 _PATTERNS = (
@@ -81,7 +82,7 @@ def common_words(
     """
     if chunks < (COMMON_MIN_CHUNKS if min_chunks is None else min_chunks):
         return frozenset()
-    subjects = {_PAGE_SUBJECT.split(t.strip(), maxsplit=1)[0].lower() for t in pages}
+    subjects = {page_subject(t).lower() for t in pages}
     return frozenset(t for t, n in chunk_counts.items() if n > share * chunks and t not in subjects)
 
 
@@ -161,6 +162,23 @@ def defines(name: str, text: str) -> float:
         return 1.0
     tail = name.rsplit(".", 1)[1] if "." in name else ""
     return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
+
+
+def page_subject(heading: str) -> str:
+    """What a heading path's page is about: "REINDEX" of "REINDEX › Description", "os" of
+    "os — Miscellaneous operating system interfaces › Files"."""
+    top = heading.split(SEPARATOR)[0].strip()
+    return _PAGE_SUBJECT.split(top, maxsplit=1)[0].strip()
+
+
+def subject_entry(sentence: str, before: str, heading: str) -> float:
+    """1 when ``sentence`` starts with its page's subject or is (or follows) its entry line."""
+    subject = page_subject(heading)
+    if len(subject) < 2 or len(subject.split()) > 4:
+        return 0.0
+    if re.match(rf"\s*{re.escape(subject)}(?![\w])", sentence, re.I):
+        return 1.0
+    return max(defines(subject.lower(), sentence), defines(subject.lower(), before))
 
 
 def terms(text: str, common: frozenset[str] = frozenset()) -> list[str]:

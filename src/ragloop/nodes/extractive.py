@@ -6,16 +6,14 @@ the best sentence of up to three sources is quoted with its ``[n]`` citation.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from ragloop.documents.chunking import SEPARATOR
 from ragloop.eval.metrics.semantic import unit_vectors
-from ragloop.nodes.evidence import defines, name_match, question_names
+from ragloop.nodes.evidence import defines, name_match, question_names, subject_entry
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences, token_recall
 
@@ -106,23 +104,6 @@ def entry(
     )
 
 
-def page_subject(heading: str) -> str:
-    """What a heading path's page is about: "REINDEX" of "REINDEX › Description", "os" of
-    "os — Miscellaneous operating system interfaces › Files"."""
-    top = heading.split(SEPARATOR)[0].strip()
-    return re.split(r"\s+[\u2014\u2013:-]\s", top, maxsplit=1)[0].strip()
-
-
-def subject_entry(sentence: str, before: str, heading: str) -> float:
-    """1 when ``sentence`` starts with its page's subject or is (or follows) its entry line."""
-    subject = page_subject(heading)
-    if len(subject) < 2 or len(subject.split()) > 4:
-        return 0.0
-    if re.match(rf"\s*{re.escape(subject)}(?![\w])", sentence, re.I):
-        return 1.0
-    return max(defines(subject.lower(), sentence), defines(subject.lower(), before))
-
-
 def name_weights(
     names: list[str], contexts: list[ContextItem], *, defining: bool = False
 ) -> dict[str, float]:
@@ -164,6 +145,17 @@ def quotable_sentences(contexts: list[ContextItem]) -> list[tuple[str, int, str,
                 out.append((sent, n, heading, before))
             before = sent
     return out
+
+
+def defines_subject(context: ContextItem) -> float:
+    """1 when a quotable sentence of ``context`` starts with the subject of the section it
+    sits under, or is (or follows) that subject's entry line (``evidence.subject_entry``):
+    "REINDEX rebuilds an index ..." under "REINDEX › Description", "Reverse the order of
+    the items in the array." under "array.array.reverse" after its signature "reverse()"."""
+    return max(
+        (subject_entry(s, before, h) for s, _, h, before in quotable_sentences([context])),
+        default=0.0,
+    )
 
 
 def mmr(relevance: np.ndarray, similarity: np.ndarray, k: int, lam: float = 0.7) -> list[int]:

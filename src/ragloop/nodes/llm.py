@@ -44,6 +44,7 @@ class LLMStrategies:
         self.llm = llm
         self.judge = Judge(llm)
         self.offline = offline
+        self.common_words = offline.common_words  # the answer's reading order reads them
         self.relevancy = get_metric("answer_relevancy", llm=llm, embeddings=embeddings)
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
