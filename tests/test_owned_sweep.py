@@ -1,5 +1,7 @@
 """Sweeping leftovers beside an index never removes a folder ragloop did not make."""
 
+import contextlib
+
 from ragloop.safety.owned import MARKER, mark_folder, new_build_folder, replace_folder
 
 
@@ -56,3 +58,55 @@ def test_a_lookalike_holding_only_other_ragloop_file_names_is_not_swept(tmp_path
 
     assert (user / "results.csv").read_text(encoding="utf-8") == "my,own\n1,2\n"
     assert not empty.exists()
+
+
+class _Killed(BaseException):
+    """A kill -9 stands for: nothing after it runs."""
+
+
+def _index_at(folder):
+    (folder / "faiss").mkdir(parents=True)
+    (folder / "faiss" / "index.faiss").write_bytes(b"x")
+    (folder / "bm25").mkdir()
+    for name in ("chunks.jsonl", "vocab.index.json", "params.index.json"):
+        (folder / "bm25" / name).write_text("{}", encoding="utf-8")
+    (folder / "manifest.json").write_text("{}", encoding="utf-8")
+    mark_folder(folder, "index")
+
+
+def test_a_swap_killed_while_removing_the_old_index_leaves_what_the_next_sweep_removes(
+    tmp_path, monkeypatch
+):
+    # before: the old index went with one shutil.rmtree, which could take its marker and its
+    # manifest first; killed then, it left faiss/ and bm25/ that no sweep knew as ragloop's
+    import os
+
+    real_unlink, real_rmdir = os.unlink, os.rmdir
+    for kill_at in range(8):  # killed when the n-th file or folder is about to go
+        target = tmp_path / str(kill_at) / "index"
+        _index_at(target)
+        built = new_build_folder(target)
+        _index_at(built)
+        done = [0]
+
+        def dying(real, done=done, kill_at=kill_at):
+            def call(*args, **kwargs):
+                if done[0] == kill_at:
+                    raise _Killed
+                done[0] += 1
+                return real(*args, **kwargs)
+
+            return call
+
+        monkeypatch.setattr(os, "unlink", dying(real_unlink))
+        monkeypatch.setattr(os, "rmdir", dying(real_rmdir))
+        with contextlib.suppress(_Killed):
+            replace_folder(built, target, "index")
+        monkeypatch.setattr(os, "unlink", real_unlink)
+        monkeypatch.setattr(os, "rmdir", real_rmdir)
+        assert (target / "manifest.json").exists()  # the new index is whole either way
+        again = new_build_folder(target)
+        _index_at(again)
+        replace_folder(again, target, "index")  # the next build sweeps what the kill left
+        left = [p.name for p in target.parent.iterdir() if ".old-" in p.name]
+        assert left == [], f"killed at removal {kill_at}: {left} would stay forever"

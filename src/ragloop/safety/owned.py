@@ -130,6 +130,25 @@ def _ours(folder: Path) -> bool:
     return _kind_of(folder) is not None or names <= set().union(*LEGACY.values())
 
 
+def _remove(folder: Path) -> None:
+    """Remove a ragloop folder, the files that say it is ragloop's last: the rest, then its
+    marker, then an index's manifest. A process killed halfway (``shutil.rmtree`` alone could
+    take the marker and the manifest first) so leaves a folder the next sweep still knows as
+    its own, never one it must leave forever."""
+    last = (MARKER, "manifest.json")
+    with contextlib.suppress(OSError):
+        for child in folder.iterdir():
+            if child.name in last:
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+        for name in last:
+            (folder / name).unlink(missing_ok=True)
+        folder.rmdir()
+
+
 def _empty(folder: Path) -> bool:
     return not any(folder.iterdir())
 
@@ -151,7 +170,7 @@ def _sweep(target: Path, kind: str) -> None:
     now = time.time()
     for old in target.parent.glob(f".{target.name}.old-*"):
         if not old.is_symlink() and old.is_dir() and (is_owned(old, kind) or _empty(old)):
-            shutil.rmtree(old, ignore_errors=True)
+            _remove(old)
     for build in target.parent.glob(f".{target.name}.build-*"):
         if not _ours(build):
             continue
@@ -159,7 +178,7 @@ def _sweep(target: Path, kind: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             dead = pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid))
             if dead or now - build.stat().st_mtime > STALE_BUILD_S:
-                shutil.rmtree(build, ignore_errors=True)
+                _remove(build)
 
 
 def replace_folder(built: str | Path, target: str | Path, kind: str, flag: str = "--out") -> None:
@@ -181,4 +200,4 @@ def replace_folder(built: str | Path, target: str | Path, kind: str, flag: str =
     os.replace(built, target)
     fsync_dir(target.parent)
     if old is not None:  # the previous target, checked above to be absent, empty or ragloop's
-        shutil.rmtree(old, ignore_errors=True)
+        _remove(old)
