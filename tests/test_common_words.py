@@ -75,3 +75,21 @@ def test_judge_and_answer_prefer_the_entry_line_to_the_product_name():
     one = OfflineStrategies(HashEmbeddings(dim=256), max_sentences=1, common_words=OWN)
     text, cited = asyncio.run(one.answer(QUESTION, [COMPAT, ENTRY]))
     assert cited == [2] and "remove a procedure" in text
+
+
+def test_the_pipeline_reads_the_common_words_of_its_own_index(tmp_path, wordllama, monkeypatch):
+    import ragloop.nodes.evidence as evidence
+    from ragloop.config import load_settings
+    from ragloop.pipeline import build_pipeline
+    from tests.conftest import CORPUS
+
+    settings = load_settings(index_dir=tmp_path / "idx", corpus_dir=CORPUS, embeddings="wordllama")
+    small = build_pipeline(settings, env={}, embeddings=wordllama)
+    assert small.deps.strategies.common_words == frozenset()  # a small base has none
+    monkeypatch.setattr(evidence, "COMMON_MIN_CHUNKS", 1)
+    pipe = build_pipeline(settings, env={}, embeddings=wordllama)
+    index = pipe.deps.retrievers.index
+    counts, n = chunk_counts(index.bm25)
+    want = common_words(counts, n, page_titles(index.chunks))
+    assert want and pipe.deps.strategies.common_words == want
+    assert all(counts[w] > 0.1 * n for w in want)
