@@ -150,11 +150,13 @@ class AnswerCorrectness(LLMMetric):
     statement the F-beta is 1.0 and the third call is skipped (RAGAS's rule). The cosine
     is not floored, so a negative similarity lowers the score below what F-beta alone
     gives; a zero embedding makes the score NaN, as in RAGAS. Embeddings are needed only
-    when the similarity weight is > 0.
+    when the similarity weight is > 0. The range is therefore [-1, 1] (with the default
+    weights [-0.25, 1]), like the other metrics built on an unclamped cosine.
     """
 
     name = "answer_correctness"
     required_columns = ("user_input", "response", "reference")
+    value_range = (-1.0, 1.0)
     needs_embeddings = True
     prompts: ClassVar[dict[str, Prompt]] = {
         "statements": STATEMENTS_PROMPT,
