@@ -4,7 +4,9 @@ evidence = semantic part (question vs chunk cosine, mapped to 0..1 per embedding
          + sentence part (best sentence's coverage of the question's terms, read with its heading)
          + heading part (the heading path's coverage of the terms),
 then, when the question names something, blended with how surely the heading (or the text)
-names it. Grades: 2 at ``grade2`` and above, 1 at ``grade1``; service-mode recall is the best
+names it. One of the corpus's own words ("PostgreSQL" on its docs: in over a tenth of its
+chunks, ``evidence.common_words``) counts as neither a name nor a term. Grades: 2 at
+``grade2`` and above, 1 at ``grade1``; service-mode recall is the best
 evidence in hand, so it is graded, never 0/1. The numbers are calibrated by
 ``bench/loop_realcorpus.py`` (it prints the calibration) and kept here per embedding model.
 """
