@@ -35,7 +35,7 @@ def cite(n: int, ctx: ContextItem, answer: str = "") -> dict[str, Any]:
     }
 
 
-#: what a chunk that says what its page's subject does adds to its evidence in the reading
+#: what a chunk that says what its section's subject does adds to its evidence in the reading
 #: order, when the question names nothing (see ``rank_contexts``)
 SUBJECT_BONUS = 0.2
 

@@ -172,7 +172,8 @@ def page_subject(heading: str) -> str:
 
 
 def subject_entry(sentence: str, before: str, heading: str) -> float:
-    """1 when ``sentence`` starts with its page's subject or is (or follows) its entry line."""
+    """1 when ``sentence`` starts with the subject of ``heading`` (the one it sits under:
+    "REINDEX" of "REINDEX › Description") or is (or follows) the subject's entry line."""
     subject = page_subject(heading)
     if len(subject) < 2 or len(subject.split()) > 4:
         return 0.0

@@ -75,7 +75,7 @@ class AnswerWeights:
     #: the sentence is, or follows, the line that defines the name (``evidence.defines``)
     name_entry: float = 0.2
     spread_names: bool = True  # a name every read context gives counts less (name_weights)
-    #: when the question names nothing: the sentence starts with its page's subject, or is
+    #: when the question names nothing: the sentence starts with its heading's subject, or is
     #: (or follows) the subject's entry line ("REINDEX rebuilds an index ...", see below)
     subject_entry: float = 0.2
 
