@@ -117,3 +117,18 @@ def test_value_in_range_or_nan_with_reason(cls, sample, script):
     else:
         low, high = cls.value_range
         assert low <= result.value <= high, (result.value, result.reason)
+
+
+def test_answer_correctness_range_holds_its_unclamped_cosine():
+    # before: the range said [0, 1], yet the cosine is unclamped as in RAGAS, so texts whose
+    # vectors point apart scored below 0 (hypothesis found '0' against '00000')
+    from ragloop.eval.metrics.answer_quality import AnswerCorrectness
+
+    sample = SingleTurnSample(user_input="0", response="0", reference="00000")
+    metric = AnswerCorrectness(
+        llm=ScriptedChatModel(script=["[]", well_formed]), embeddings=HashEmbeddings(dim=16)
+    )
+    result = metric.score(sample)
+    assert result.value < 0  # these two vectors point apart: the cosine is not floored
+    low, high = AnswerCorrectness.value_range
+    assert low <= result.value <= high
