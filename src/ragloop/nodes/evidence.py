@@ -185,7 +185,7 @@ def subject_entry(sentence: str, before: str, heading: str) -> float:
 def terms(text: str, common: frozenset[str] = frozenset()) -> list[str]:
     """Content stems of a question: stopwords, frame words and identifiers' dots kept apart;
     a name the question gives that is one of the corpus's own words (``common``) left out."""
-    skip = set(identifiers(text)) - set(question_names(text, common)) if common else set()
+    skip = {n for n in identifiers(text) if n in common} if common else set()
     out: list[str] = []
     for tok in tokenize(text, drop_stopwords=True):
         parts = [tok] if not any(c in tok for c in "./") else re.split(r"[./]", tok)
