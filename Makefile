@@ -39,7 +39,8 @@ test-local-llm: $(STAMP) ## opt-in: build/reuse llama-cpp-python[server] (10-35 
 	bash tests/local_llm/build_server.sh
 	RAGLOOP_LOCAL_LLM=1 $(BIN)/python -m pytest tests/local_llm -x
 
-lint: $(STAMP) ## ruff lint + format check, mypy on src/
+lint: $(STAMP) ## ruff lint + format check, mypy on src/, the layer contracts (import-linter)
+	$(BIN)/lint-imports
 	$(BIN)/ruff check src tests bench notebooks
 	$(BIN)/ruff format --check src tests bench notebooks
 	$(BIN)/mypy src

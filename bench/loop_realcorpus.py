@@ -104,7 +104,7 @@ def oracle_pipe(pipe: Pipeline, by_text: dict[str, Any], flip: float) -> Pipelin
         strategies=OracleStrategies(pipe.deps.strategies, gold, flip=flip, seed=7),
         retrievers=pipe.deps.retrievers,
         web=pipe.deps.web,
-        extras=pipe.deps.extras,
+        section_starts=pipe.deps.section_starts,
     )
     return Pipeline(deps, pipe.context, model="oracle")
 

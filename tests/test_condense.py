@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from ragloop.chat.condense import (
+from ragloop.nodes.condense import (
     HeuristicCondenser,
     LLMCondenser,
     Turn,

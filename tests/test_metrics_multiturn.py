@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from ragloop.chat.threads import load_threads
 from ragloop.chat.traces import Trace, TraceStore
 from ragloop.cli import app
 from ragloop.errors import MissingColumnsError
 from ragloop.eval.metrics.base import get_metric
 from ragloop.eval.metrics.topic_adherence import adherence
-from ragloop.eval.threads import load_threads
 from tests.fakes.chat import ScriptedChatModel
 from tests.fakes.embeddings import HashEmbeddings
 from tests.metrics_llm_fakes import by_prompt

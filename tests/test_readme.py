@@ -219,7 +219,7 @@ def python_script(code: str) -> str:
 
 def reply(body: dict[str, Any]) -> Any:
     """The fake model: the graph's and the metrics' prompts in their shapes, chat condensing."""
-    from ragloop.chat.condense import CONDENSE_INSTRUCTION
+    from ragloop.nodes.condense import CONDENSE_INSTRUCTION
     from tests.test_graph_llm import respond
 
     system = body["messages"][0]["content"]

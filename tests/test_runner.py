@@ -21,9 +21,9 @@ from ragloop.errors import RagloopError, UnknownNameError
 from ragloop.eval.cache import Store
 from ragloop.eval.metrics.base import MetricResult, SingleTurnMetric, get_metric, nan
 from ragloop.eval.prepare import default_metric_names
-from ragloop.eval.retry import RetryPolicy
 from ragloop.eval.runner import aevaluate, evaluate
 from ragloop.eval.schema import EvaluationDataset
+from ragloop.llm.retry import RetryPolicy
 from tests.fakes.chat import ScriptedChatModel
 from tests.fakes.embeddings import HashEmbeddings
 from tests.fakes.fixtures import FAKE_KEY

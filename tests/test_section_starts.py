@@ -63,7 +63,7 @@ def test_the_loop_reads_the_start_of_a_section_it_found_the_end_of():
     deps = Deps(
         strategies=ScriptedStrategies(["sufficient"]),
         retrievers={"sparse": LaterChunkRetriever(count[-1])},
-        extras={"section_starts": SectionStarts(found)},
+        section_starts=SectionStarts(found),
     )
     result = asyncio.run(Pipeline(deps, Context(retrievers=("sparse",))).arun("widgets.count?"))
     ids = [c["id"] for c in result.contexts]

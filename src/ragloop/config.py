@@ -12,6 +12,9 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
+from ragloop.plugins.models import embeddings_names
+from ragloop.plugins.specs import check_chat_spec
+from ragloop.retrievers.registry import check_retriever_names
 
 #: the default retriever order; any registered name is accepted (retrievers/registry.py)
 DEFAULT_RETRIEVERS = ("hybrid", "dense", "sparse")  # fused first: best single on real docs
@@ -70,22 +73,16 @@ class Settings(BaseSettings):
     @field_validator("llm")
     @classmethod
     def _llm(cls, v: str) -> str:
-        from ragloop.plugins.specs import check_chat_spec
-
         return check_chat_spec(v)
 
     @field_validator("embeddings")
     @classmethod
     def _emb(cls, v: str) -> str:
-        from ragloop.plugins.models import embeddings_names
-
         return _check_spec(v, "embeddings", (*LOCAL_EMBEDDINGS, *embeddings_names()))
 
     @field_validator("retrievers", mode="before")
     @classmethod
     def _retrievers(cls, v: Any) -> list[str]:
-        from ragloop.plugins.specs import check_retriever_names
-
         return check_retriever_names(v)
 
 

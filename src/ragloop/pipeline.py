@@ -38,7 +38,7 @@ class CallCounter(BaseCallbackHandler):
 
     # a request counts once it reached the server: a refused connection is no LLM call
     def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
-        from ragloop.safety.llm_faults import never_sent
+        from ragloop.llm.faults import never_sent
 
         self.calls += int(getattr(error, "requests", 0 if never_sent(error) else 1))
 
@@ -146,6 +146,7 @@ def build_pipeline(
     chunking be replaced. LLM faults are retried with the runner's policy (``LLMError`` last).
     """
     from ragloop.data import WEB_DIR
+    from ragloop.llm.faults import with_llm_retries
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
     from ragloop.nodes.evidence import common_words
     from ragloop.nodes.memo import index_vectors
@@ -156,7 +157,6 @@ def build_pipeline(
     from ragloop.retrievers.registry import LazyRetrievers, get_retriever
     from ragloop.retrievers.sparse import chunk_counts, page_titles
     from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env, web_corpus_folder
-    from ragloop.safety.llm_faults import with_llm_retries
     from ragloop.sources import choose_corpus, describe
 
     settings = settings or load_settings()
@@ -225,7 +225,7 @@ def build_pipeline(
         strategies=strategies,
         retrievers=retrievers,
         web=web,
-        extras={"section_starts": SectionStarts(index.chunks)},
+        section_starts=SectionStarts(index.chunks),
     )
     ctx = Context.from_settings(settings, **context)
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))

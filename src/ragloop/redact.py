@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import SecretStr
 
 REDACTED = "[REDACTED]"
 
@@ -63,3 +67,47 @@ def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
     if isinstance(value, tuple):
         return tuple(redact_value(v, secrets) for v in value)
     return value
+
+
+_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+_MIN_SECRET = 8
+
+
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """Values of variables named like *KEY*/*TOKEN*/*SECRET* (longest first, short ones skipped)."""
+    env = os.environ if env is None else env
+    values = {v for k, v in env.items() if _SECRET_ENV.search(k) and len(v or "") >= _MIN_SECRET}
+    return sorted(values, key=len, reverse=True)
+
+
+def secrets_of(model: Any) -> list[str]:
+    """Secret values held by a model or the model it wraps (scrubbed from reasons and logs)."""
+    found = []
+    for obj in (model, getattr(model, "inner", None)):
+        for value in (getattr(obj, "__dict__", None) or {}).values():
+            if isinstance(value, SecretStr):
+                found.append(value.get_secret_value())
+    return found
+
+
+def redact(
+    value: Any, env: Mapping[str, str] | None = None, *, _secrets: list[str] | None = None
+) -> Any:
+    """``value`` (str, or dict/list of them) with key-like strings and secret env values removed."""
+    secrets = secret_values(env) if _secrets is None else _secrets
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, Mapping):
+        return {redact(k, _secrets=secrets): redact(v, _secrets=secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v, _secrets=secrets) for v in value]
+    return value
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password replaced, for messages (a URL may carry one)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -24,7 +24,7 @@ def test_dev_command_is_local_and_quiet(tmp_path):
 
 def test_config_names_the_graph_factory_and_the_postgres_checkpointer(tmp_path):
     plain = json.loads(write_config(tmp_path / "a").read_text())
-    assert plain["graphs"] == {"ragloop": "ragloop.graph.server:make_graph"}
+    assert plain["graphs"] == {"ragloop": "ragloop.serve.graph:make_graph"}
     assert "checkpointer" not in plain
     spec = json.loads(write_config(tmp_path / "b", postgres=True).read_text())
     path, attr = spec["checkpointer"]["path"].rsplit(":", 1)

@@ -135,7 +135,7 @@ def test_pipeline_result_keeps_the_runs_reference(pipe):
 
 def test_a_run_without_context_follows_the_servers_settings(tmp_path, monkeypatch, wordllama):
     """The server's RAGLOOP_* settings are the defaults of a run whose client sends none."""
-    from ragloop.graph.server import build_server_graph
+    from ragloop.serve.graph import build_server_graph
 
     build_index(write_tiny_corpus(tmp_path / "corpus"), wordllama, "wordllama", tmp_path / "idx")
     monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))

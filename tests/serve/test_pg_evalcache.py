@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from ragloop.cli import app
 from ragloop.errors import ConfigError
 from ragloop.eval.metrics.base import MetricResult
+from ragloop.eval.pgstore import PgStore, open_store
 from ragloop.eval.runner import evaluate
-from ragloop.serve.evalcache import PgStore, open_store
 from tests.fakes.chat import ScriptedChatModel
 from tests.test_runner import FnMetric
 

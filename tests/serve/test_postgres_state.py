@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import math
 import uuid
 
 from ragloop.chat.traces import Trace
 from ragloop.graph.builder import build_graph
+from ragloop.redact import safe_url
+from ragloop.serve.graph import record_server_turn
 from ragloop.serve.memory import async_postgres_saver, postgres_saver
-from ragloop.serve.traces import PgTraceStore, safe_url
+from ragloop.serve.traces import PgTraceStore
 
 REF = "The P-40 pump moves 40 litres per minute."
 
@@ -67,7 +70,8 @@ def test_trace_store_round_trip_redacts_and_keeps_unmeasured_as_null(pg_url):
 
 def test_graph_records_each_turn_in_the_trace_store(pg_url, small_pipe):
     store = PgTraceStore(pg_url)
-    deps = dataclasses.replace(small_pipe.deps, extras={"traces": store, "model": "offline"})
+    on_turn = functools.partial(record_server_turn, store, "offline")
+    deps = dataclasses.replace(small_pipe.deps, on_turn=on_turn)
     thread = uuid.uuid4().hex
     with postgres_saver(pg_url) as saver:
         graph = build_graph(deps, checkpointer=saver)

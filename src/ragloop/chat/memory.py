@@ -17,7 +17,7 @@ from ragloop.redact import redact_value
 
 
 def _secrets() -> list[str]:
-    from ragloop.chat.traces import secret_values
+    from ragloop.redact import secret_values
 
     return secret_values()
 

@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ragloop.chat.condense import Condenser, Turn, condenser_for
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.graph.result import RunResult
+from ragloop.nodes.condense import Condenser, Turn, condenser_for
 
 if TYPE_CHECKING:
     from ragloop.serve.traces import PgTraceStore

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
@@ -15,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragloop.errors import RagloopError
-from ragloop.redact import REDACTED, redact_text
+from ragloop.redact import REDACTED, redact, secret_values
 
 __all__ = [
     "REDACTED",
@@ -26,31 +24,6 @@ __all__ = [
     "secret_values",
     "trace_from_result",
 ]
-
-_SECRET_ENV = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
-_MIN_SECRET = 8
-
-
-def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
-    """Values of variables named like *KEY*/*TOKEN*/*SECRET* (longest first, short ones skipped)."""
-    env = os.environ if env is None else env
-    values = {v for k, v in env.items() if _SECRET_ENV.search(k) and len(v or "") >= _MIN_SECRET}
-    return sorted(values, key=len, reverse=True)
-
-
-def redact(
-    value: Any, env: Mapping[str, str] | None = None, *, _secrets: list[str] | None = None
-) -> Any:
-    """``value`` (str, or dict/list of them) with key-like strings and secret env values removed."""
-    secrets = secret_values(env) if _secrets is None else _secrets
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, Mapping):
-        return {redact(k, _secrets=secrets): redact(v, _secrets=secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(v, _secrets=secrets) for v in value]
-    return value
-
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (

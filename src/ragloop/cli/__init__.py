@@ -98,7 +98,7 @@ def llm_knobs(
 
 def print_error(message: str) -> None:
     """``error: message`` on stderr: redacted, printed as text, controls neutralised."""
-    from ragloop.chat.traces import redact
+    from ragloop.redact import redact
     from ragloop.safety.console import plain
 
     err_console.print("[bold red]error:[/] ", end="", highlight=False)

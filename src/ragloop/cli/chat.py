@@ -87,7 +87,7 @@ def _run_turn(session: Any, text: str) -> None:
             err_console.print("[yellow]turn cancelled[/] (the conversation is unchanged)")
             return
         except Exception as exc:  # noqa: BLE001 - one failed turn (network, model) keeps the chat
-            from ragloop.chat.traces import redact
+            from ragloop.redact import redact
 
             what = str(exc) if isinstance(exc, RagloopError) else f"{type(exc).__name__}: {exc}"
             err_console.print(f"[bold red]error:[/] {shown(redact(what))}", highlight=False)

@@ -185,7 +185,7 @@ def eval_command(
         report_traces(traces, since=since, metrics=metrics, llm=llm, quiet=quiet)
         return
     if threads is not None:
-        from ragloop.eval.threads import default_thread_metrics, thread_dataset
+        from ragloop.chat.threads import default_thread_metrics, thread_dataset
 
         dataset = thread_dataset(threads, topics)  # type: ignore[assignment]
         metrics = metrics or ",".join(default_thread_metrics(llm is not None, topics))

@@ -82,8 +82,8 @@ def index(
     assert report is not None
     postgres = None
     if settings.database_url:  # the shared index of server replicas (ragloop.serve.pgindex)
+        from ragloop.redact import safe_url
         from ragloop.serve.pgindex import write_index
-        from ragloop.serve.traces import safe_url
 
         pg = write_index(settings.database_url, idx)
         postgres = f"{safe_url(settings.database_url)} ({pg.vector_kind}, version {pg.version()})"

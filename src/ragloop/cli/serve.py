@@ -28,8 +28,8 @@ def serve(
 ) -> None:
     """Serve the graph with LangGraph Server: threads are chats, runs are turns, all traced."""
     from ragloop.config import load_settings
+    from ragloop.redact import safe_url
     from ragloop.serve.dev import dev_command, server_env, write_config
-    from ragloop.serve.traces import safe_url
 
     settings = load_settings(corpus_dir=corpus, database_url=database_url)  # checked first
     config = write_config(Path(settings.data_dir).resolve() / "server")

@@ -168,8 +168,7 @@ class EvaluationResult:
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``rows.jsonl`` (one record per row, NaN as null) and ``summary.json``."""
-        from ragloop.chat.traces import secret_values
-        from ragloop.redact import redact_value
+        from ragloop.redact import redact_value, secret_values
         from ragloop.safety import atomic_writer, claim_output_folder, folder_lock
 
         out = claim_output_folder(Path(out_dir))  # never into a folder of the user's files

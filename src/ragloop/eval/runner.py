@@ -21,12 +21,12 @@ from ragloop._async import run_sync
 from ragloop.errors import ConfigError
 from ragloop.eval.cache import DEFAULT_CACHE_DIR, Store, Usage
 from ragloop.eval.metrics.base import Metric
+from ragloop.eval.pgstore import open_store
 from ragloop.eval.plan import Job, load_dataset, plan, set_value
 from ragloop.eval.prepare import build_metrics
 from ragloop.eval.results import EvaluationResult
-from ragloop.eval.retry import Backpressure, Failure, RetryPolicy, Skip, redact, with_retries
-from ragloop.eval.wrappers import secrets_of
-from ragloop.serve.evalcache import open_store
+from ragloop.llm.retry import Backpressure, Failure, RetryPolicy, Skip, redact, with_retries
+from ragloop.redact import secrets_of
 
 log = logging.getLogger("ragloop")
 Progress = Callable[[int, int], Any]

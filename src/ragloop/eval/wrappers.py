@@ -21,6 +21,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr, SecretStr
 
 from ragloop.eval.cache import Store, Usage, digest
+from ragloop.llm.faults import never_sent
+from ragloop.redact import redact, secret_values, secrets_of
 
 _SECRET_NAME = re.compile(r"(?i)(api_?key|secret|password|authorization|headers|token$)")
 
@@ -34,15 +36,11 @@ def _public(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _env_secrets() -> list[str]:
-    from ragloop.chat.traces import secret_values
-
     return secret_values()
 
 
 def _sent(error: BaseException | None) -> int:
     """1 when a call reached the server (it succeeded or failed there), 0 when never sent."""
-    from ragloop.safety.llm_faults import never_sent
-
     return 0 if error is not None and never_sent(error) else 1
 
 
@@ -63,16 +61,6 @@ def model_identity(model: Any) -> dict[str, Any]:
         if getattr(model, attr, None):
             ident["endpoint"] = str(getattr(model, attr))
     return ident
-
-
-def secrets_of(model: Any) -> list[str]:
-    """Secret values held by a model (to scrub them from reasons and logs)."""
-    found = []
-    for obj in (model, getattr(model, "inner", None)):
-        for value in (getattr(obj, "__dict__", None) or {}).values():
-            if isinstance(value, SecretStr):
-                found.append(value.get_secret_value())
-    return found
 
 
 class CachedChatModel(BaseChatModel):
@@ -132,8 +120,6 @@ class CachedChatModel(BaseChatModel):
         self._usage.input_tokens += int(usage.get("input_tokens", 0))
         self._usage.output_tokens += int(usage.get("output_tokens", 0))
         # a key the model echoes is neither cached nor passed on (a hit and a miss agree)
-        from ragloop.chat.traces import redact
-
         data = redact(message_to_dict(message), _secrets=secrets_of(self.inner) + _env_secrets())
         message = messages_from_dict([data])[0]
         if self._store is not None and key:

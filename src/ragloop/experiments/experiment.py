@@ -13,6 +13,7 @@ from typing import Any
 from ragloop._async import run_sync
 from ragloop.errors import RagloopError
 from ragloop.eval.cache import digest
+from ragloop.eval.pgstore import open_store
 from ragloop.experiments.objective import choose
 from ragloop.experiments.report import write_outputs
 from ragloop.experiments.result import ExperimentResult
@@ -20,7 +21,6 @@ from ragloop.experiments.runs import GridRunner, Progress, build_identity
 from ragloop.experiments.spec import ExperimentSpec, load_spec
 from ragloop.experiments.stats import prompt_variants, summarize
 from ragloop.safety.owned import check_replaceable
-from ragloop.serve.evalcache import open_store
 
 __all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
 

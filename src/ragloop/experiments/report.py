@@ -10,7 +10,6 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragloop.chat.traces import secret_values
 from ragloop.config import Settings
 from ragloop.data import KB_DIR
 from ragloop.experiments.stats import fmt
@@ -23,7 +22,7 @@ from ragloop.experiments.tables import (
     prompt_table,
     quality_table,
 )
-from ragloop.redact import redact_text, redact_value
+from ragloop.redact import redact_text, redact_value, secret_values
 from ragloop.safety import atomic_write_text, atomic_writer, claim_output_folder, folder_lock
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ragloop.chat.traces import secret_values
 from ragloop.eval.cache import Store, digest
 from ragloop.eval.runner import aevaluate
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
@@ -22,7 +21,7 @@ from ragloop.experiments.checks import usable_rows
 from ragloop.experiments.grid import Configuration
 from ragloop.experiments.spec import ExperimentSpec
 from ragloop.experiments.stats import context_hit
-from ragloop.redact import redact_text, redact_value
+from ragloop.redact import redact_text, redact_value, secret_values
 
 #: progress(done, total, what): units are graph runs plus evaluation jobs across the grid
 Progress = Callable[[int, int, str], Any]

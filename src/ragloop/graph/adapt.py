@@ -12,8 +12,8 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langgraph.runtime import Runtime
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.runtime import get_runtime
 
 from ragloop._async import run_sync
 
@@ -35,17 +35,26 @@ NodeFn = Callable[..., Awaitable[dict[str, Any]]]
 
 
 def both_ways(name: str, node: NodeFn) -> Any:
-    """A LangGraph node with a sync and an async body around the coroutine ``node``."""
-    from langgraph._internal._runnable import RunnableCallable
+    """A LangGraph node with a sync and an async body around the coroutine ``node``.
 
+    A public ``RunnableLambda`` holds both bodies; each reads the run's ``Runtime`` with
+    LangGraph's ``get_runtime()``, so no private LangGraph module is needed.
+    """
     takes_config = "config" in node.__code__.co_varnames[: node.__code__.co_argcount]
 
-    async def arun(state: Any, runtime: Runtime[Any], config: RunnableConfig) -> Any:
+    async def arun(state: Any, config: RunnableConfig) -> Any:
+        runtime = get_runtime()
         args = (state, runtime, config) if takes_config else (state, runtime)
         return json_safe(await node(*args))
 
-    def run(state: Any, runtime: Runtime[Any], config: RunnableConfig) -> Any:
-        return run_sync(arun(state, runtime, config))
+    def run(state: Any, config: RunnableConfig) -> Any:
+        runtime = get_runtime()
+        args = (state, runtime, config) if takes_config else (state, runtime)
+        return run_sync(_call(node, args))
 
     run.__name__ = arun.__name__ = name
-    return RunnableCallable(run, arun, name=name, trace=False)
+    return RunnableLambda(run, afunc=arun, name=name)
+
+
+async def _call(node: NodeFn, args: tuple[Any, ...]) -> Any:
+    return json_safe(await node(*args))

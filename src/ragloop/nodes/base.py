@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -96,7 +96,10 @@ class Deps:
     strategies: Strategies
     retrievers: Mapping[str, Any]
     web: Any = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    #: where each chunk's section starts (``retrievers.sections.SectionStarts``), when known
+    section_starts: Any = None
+    #: called with the finished turn's state and thread id (a server records its traces here)
+    on_turn: Callable[[dict[str, Any], str], None] | None = None
     #: the context of a run whose caller sent none (a server's RAGLOOP_* settings)
     context: Any = None
 

@@ -17,7 +17,7 @@ def section_starts(deps: Deps, source: str, items: list[ContextItem]) -> list[Co
     The judge reads it beside the chunk that led to it, so a definition at the head of a long
     section is not lost to a retriever that matched its details (``retrievers/sections.py``).
     """
-    starts = deps.extras.get("section_starts")
+    starts = deps.section_starts
     if starts is None:
         return []
     have = {item["id"] for item in items}

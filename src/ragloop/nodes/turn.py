@@ -2,14 +2,16 @@
 
 ``condense`` opens a turn: it takes the new user text (the ``question`` input, or a new user
 message), turns a follow-up into a standalone question against the thread's earlier turns
-(``ragloop.chat.condense``, the same condenser the CLI chat uses) and logs the user message.
+(``ragloop.nodes.condense``, the same condenser the CLI chat uses) and logs the user message.
 ``remember`` closes it: it logs the answer and clears the per-turn inputs (``reference``,
-``reference_contexts``) so the next turn on the thread never inherits them; when the builder
-was handed a trace store it records the turn there, as the CLI does for its turns.
+``reference_contexts``) so the next turn on the thread never inherits them, and hands the
+finished state to ``Deps.on_turn`` when the caller set one (a server records its traces there:
+the graph itself writes nothing).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -17,7 +19,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context
+from ragloop.errors import ConfigError
 from ragloop.nodes.base import Deps
+from ragloop.nodes.condense import Turn, condenser_for
 from ragloop.state import State, Step
 
 __all__ = ["make_condense", "make_remember", "turns_of"]
@@ -25,8 +29,6 @@ __all__ = ["make_condense", "make_remember", "turns_of"]
 
 def turns_of(messages: list[dict[str, Any]]) -> list[Any]:
     """The finished (user, assistant) pairs of a message log as chat ``Turn``s."""
-    from ragloop.chat.condense import Turn
-
     turns, pending = [], None
     for msg in messages:
         if msg.get("role") == "user":
@@ -40,8 +42,6 @@ def turns_of(messages: list[dict[str, Any]]) -> list[Any]:
 
 def make_condense(deps: Deps, condenser: Any = None) -> Any:
     """Build the condense node (the heuristic or LLM condenser the strategies imply)."""
-    from ragloop.chat.condense import condenser_for
-
     chosen = condenser or condenser_for(deps.strategies)
 
     async def condense(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -57,8 +57,6 @@ def make_condense(deps: Deps, condenser: Any = None) -> Any:
             text, history = str(state.get("question") or ""), turns_of(messages)
             log = [{"role": "user", "content": text}]
         if not text.strip():
-            from ragloop.errors import ConfigError
-
             raise ConfigError("the turn has no question: send 'question' or a user message")
         question = (await chosen.acondense(text, history)).strip() or text.strip()
         if log:
@@ -75,18 +73,14 @@ def make_condense(deps: Deps, condenser: Any = None) -> Any:
 
 
 def make_remember(deps: Deps) -> Any:
-    """Build the remember node: log the answer, clear per-turn inputs, record the trace."""
+    """Build the remember node: log the answer, clear per-turn inputs, call ``deps.on_turn``."""
 
     async def remember(
         state: State, runtime: Runtime[Context], config: RunnableConfig
     ) -> dict[str, Any]:
-        store = deps.extras.get("traces")
-        if store is not None:
-            import asyncio
-
+        if deps.on_turn is not None:
             thread = str((config.get("configurable") or {}).get("thread_id") or "")
-            model = str(deps.extras.get("model", ""))
-            await asyncio.to_thread(_record, store, dict(state), thread, model)
+            await asyncio.to_thread(deps.on_turn, dict(state), thread)
         return {
             "messages": [{"role": "assistant", "content": state.get("answer", "")}],
             "reference": None,
@@ -94,18 +88,3 @@ def make_remember(deps: Deps) -> Any:
         }
 
     return remember
-
-
-def _record(store: Any, state: dict[str, Any], thread: str, model: str) -> None:
-    """Write the finished turn to ``store`` (anything with ``add(Trace)``)."""
-    from ragloop.chat.traces import trace_from_result
-    from ragloop.graph.result import RunResult
-
-    started = state.get("turn_started")
-    latency = (time.time() - started) * 1000 if isinstance(started, float) else 0.0
-    result = RunResult.from_state(state, latency_ms=latency)
-    user: dict[str, Any] = next(
-        (m for m in reversed(state.get("messages") or []) if m.get("role") == "user"), {}
-    )
-    original = str(user.get("content") or result.question)
-    store.add(trace_from_result(result, thread, model, original, source="server"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragloop.plugins.models import chat_model_names
+
 #: providers LangChain's ``init_chat_model`` understands (each needs its own package)
 CHAT_PROVIDERS = (
     "anthropic", "azure_ai", "azure_openai", "bedrock", "bedrock_converse", "cohere",
@@ -15,8 +17,6 @@ CHAT_PROVIDERS = (
 
 def check_chat_spec(value: Any) -> str:
     """The spec, stripped, or a ``ValueError`` that lists every accepted form."""
-    from ragloop.plugins.models import chat_model_names
-
     spec = str(value or "").strip()
     if spec == "none" or spec in chat_model_names():
         return spec
@@ -29,20 +29,3 @@ def check_chat_spec(value: Any) -> str:
         f"{', '.join(CHAT_PROVIDERS)}) or a registered chat model (registered: {registered}); "
         f"got '{spec}'"
     )
-
-
-def check_retriever_names(value: Any) -> list[str]:
-    """Retriever names from a list or a comma-separated string, each registered, none twice."""
-    from ragloop.retrievers.registry import retriever_names
-
-    names = [s.strip() for s in value.split(",")] if isinstance(value, str) else list(value)
-    names = [str(n).strip() for n in names if str(n).strip()]
-    known = retriever_names()
-    if not names:
-        raise ValueError("retrievers must name at least one of " + ", ".join(known))
-    for n in names:
-        if n not in known:
-            raise ValueError(f"unknown retriever '{n}'; known retrievers: {', '.join(known)}")
-    if len(set(names)) != len(names):
-        raise ValueError("retrievers must not repeat a name")
-    return names

@@ -113,3 +113,18 @@ def _hybrid(
         fetch_k=fetch_k,
         k=k,
     )
+
+
+def check_retriever_names(value: Any) -> list[str]:
+    """Retriever names from a list or a comma-separated string, each registered, none twice."""
+    names = [s.strip() for s in value.split(",")] if isinstance(value, str) else list(value)
+    names = [str(n).strip() for n in names if str(n).strip()]
+    known = retriever_names()
+    if not names:
+        raise ValueError("retrievers must name at least one of " + ", ".join(known))
+    for n in names:
+        if n not in known:
+            raise ValueError(f"unknown retriever '{n}'; known retrievers: {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise ValueError("retrievers must not repeat a name")
+    return names

@@ -38,7 +38,7 @@ def _saver_class() -> Any:
 
 async def open_pg_chat_saver(url: str, stack: contextlib.AsyncExitStack) -> Any:
     """A set-up redacting ``AsyncPostgresSaver`` on ``url``, closed when ``stack`` closes."""
-    from ragloop.serve.traces import safe_url
+    from ragloop.redact import safe_url
 
     cls = _saver_class()
     try:
@@ -61,7 +61,7 @@ async def pg_thread_lock(url: str, thread_id: str) -> AsyncIterator[None]:
     """
     import psycopg
 
-    from ragloop.serve.traces import safe_url
+    from ragloop.redact import safe_url
 
     try:
         conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10)

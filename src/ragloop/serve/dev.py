@@ -51,7 +51,7 @@ def write_config(folder: Path, *, postgres: bool = False) -> Path:
     path = folder / "langgraph.json"
     spec: dict[str, Any] = {
         "dependencies": ["."],
-        "graphs": {"ragloop": "ragloop.graph.server:make_graph"},
+        "graphs": {"ragloop": "ragloop.serve.graph:make_graph"},
     }
     if postgres:
         from ragloop.serve import memory  # the server loads a checkpointer by file path

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ragloop.errors import RagloopError
-from ragloop.serve.traces import safe_url
+from ragloop.redact import safe_url
 
 __all__ = ["async_postgres_saver", "postgres_saver"]
 

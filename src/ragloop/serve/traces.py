@@ -15,6 +15,7 @@ from typing import Any
 from ragloop.chat.traces import Trace, redact
 from ragloop.errors import RagloopError
 from ragloop.graph.adapt import json_safe
+from ragloop.redact import safe_url
 
 __all__ = ["PgTraceStore", "safe_url"]
 
@@ -29,17 +30,6 @@ CREATE INDEX IF NOT EXISTS ragloop_turns_ts ON ragloop_turns (ts);
 CREATE INDEX IF NOT EXISTS ragloop_turns_thread ON ragloop_turns (thread);
 """
 _JSON = ("contexts", "citations", "scores", "steps", "actions")
-
-
-def safe_url(url: str) -> str:
-    """``url`` with its password replaced, for messages (a URL may carry one)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class PgTraceStore:

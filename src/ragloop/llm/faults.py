@@ -17,7 +17,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from ragloop.errors import LLMError
-from ragloop.eval.retry import Failure, RetryPolicy, classify
+from ragloop.llm.retry import Failure, RetryPolicy, classify
+from ragloop.redact import redact_text, redact_value, secret_values, secrets_of
 
 _HINTS = {
     "connection": "is it running and reachable? check OPENAI_BASE_URL",
@@ -40,16 +41,11 @@ def server_of(model: Any) -> str:
 
 
 def _secrets(model: Any) -> list[str]:
-    from ragloop.chat.traces import secret_values
-    from ragloop.eval.wrappers import secrets_of
-
     return [*secrets_of(model), *secret_values()]
 
 
 def fault_message(model: Any, failure: Failure, attempts: int) -> str:
     """One line: which server failed, how, after how many attempts, and what to do."""
-    from ragloop.redact import redact_text
-
     hint = _HINTS.get(failure.kind, "see the reason above")
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     text = f"the LLM server {server_of(model)} failed{tries}: {failure.reason}; {hint}"
@@ -102,8 +98,6 @@ class RetryingChatModel(BaseChatModel):
     def _done(self, result: ChatResult, sent: int) -> ChatResult:
         """The reply with any secret it echoes redacted, and how many requests it took."""
         from langchain_core.messages import message_to_dict, messages_from_dict
-
-        from ragloop.redact import redact_value
 
         secrets = _secrets(self.inner)
         result.generations = [

@@ -34,7 +34,7 @@ class PgStore:
     """Key/value rows in ``ragloop_eval_cache``; safe across threads and processes."""
 
     def __init__(self, url: str) -> None:
-        from ragloop.serve.traces import safe_url
+        from ragloop.redact import safe_url
 
         self.url = url
         self.path = safe_url(url)  # for messages, like Store.path

@@ -1,7 +1,7 @@
 """Turn a follow-up ("and how long does that take?") into a standalone question from the history.
 
 Only turns that look like follow-ups are rewritten (``is_follow_up``); the offline rules are
-in ``ragloop.chat.followup``, the LLM condenser makes one call per follow-up.
+in ``ragloop.nodes.followup``, the LLM condenser makes one call per follow-up.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ragloop.chat.followup import heuristic_condense, is_follow_up, topic_span
+from ragloop.nodes.followup import heuristic_condense, is_follow_up, topic_span
 
 __all__ = [
     "Condenser",

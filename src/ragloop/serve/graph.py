@@ -10,7 +10,9 @@ compiled graph: importing this module builds nothing. The server supplies the ch
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -27,15 +29,30 @@ def build_server_graph(settings: Any = None) -> Any:
 
     settings = settings or load_settings()
     pipe = build_pipeline(settings)
-    extras = {**pipe.deps.extras, "traces": trace_store(settings), "model": pipe.model}
+    on_turn = functools.partial(record_server_turn, trace_store(settings), str(pipe.model))
     retrievers = pipe.deps.retrievers
     if settings.database_url:
         retrievers = with_postgres_index(settings.database_url, retrievers, settings.k)
     # a run whose client sends no context (or only some fields) gets the server's settings
     deps = dataclasses.replace(
-        pipe.deps, extras=extras, retrievers=retrievers, context=pipe.context
+        pipe.deps, on_turn=on_turn, retrievers=retrievers, context=pipe.context
     )
     return build_graph(deps, context_schema=context_schema_for(pipe.context))
+
+
+def record_server_turn(store: Any, model: str, state: dict[str, Any], thread: str) -> None:
+    """Write a turn the server finished to ``store`` (anything with ``add(Trace)``)."""
+    from ragloop.chat.traces import trace_from_result
+    from ragloop.graph.result import RunResult
+
+    started = state.get("turn_started")
+    latency = (time.time() - started) * 1000 if isinstance(started, float) else 0.0
+    result = RunResult.from_state(state, latency_ms=latency)
+    user: dict[str, Any] = next(
+        (m for m in reversed(state.get("messages") or []) if m.get("role") == "user"), {}
+    )
+    original = str(user.get("content") or result.question)
+    store.add(trace_from_result(result, thread, model, original, source="server"))
 
 
 class _Retrievers(Mapping[str, Any]):
