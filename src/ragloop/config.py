@@ -67,6 +67,10 @@ class Settings(BaseSettings):
     chunk_size: int = Field(800, ge=100, le=20000)
     chunk_overlap: int = Field(120, ge=0, le=5000)
     judge_mode: Literal["standard", "second_response"] = "standard"
+    #: who grades chunks: the LLM when one is set ("auto"), or always the offline judge
+    judge: Literal["auto", "offline", "llm"] = "auto"
+    #: who writes the answer: the LLM when one is set ("auto"), or always the extractive one
+    answer: Literal["auto", "extractive", "llm"] = "auto"
     #: a PostgreSQL URL: chat memory (checkpointer) and traces move there (ragloop.serve)
     database_url: str | None = None
 

@@ -17,6 +17,7 @@ from ragloop.errors import ConfigError
 from ragloop.graph.builder import build_graph, recursion_limit
 from ragloop.graph.result import RunResult
 from ragloop.nodes.base import Deps
+from ragloop.nodes.condense import HeuristicCondenser, LLMCondenser
 from ragloop.retrievers.sections import SectionStarts
 
 
@@ -126,6 +127,28 @@ def chat_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> 
     )
 
 
+def roles_for(settings: Settings, model: Any, emb: Any, offline: Any) -> dict[str, Any]:
+    """Each role's implementation: the LLM's where a model is set, unless ``settings.judge`` /
+    ``settings.answer`` pick the offline judge / extractive answer (or ask for the LLM's)."""
+    from ragloop.nodes.llm import LLMStrategies
+
+    picks = (("judge", settings.judge), ("answer", settings.answer))
+    wants_llm = [name for name, value in picks if value == "llm"]
+    if model is None:
+        if wants_llm:
+            raise ConfigError(
+                f"{' and '.join(wants_llm)}='llm' needs a chat model: set RAGLOOP_LLM "
+                "(e.g. openai:gpt-4o-mini) or choose the offline one"
+            )
+        return {"strategies": offline}
+    llm = LLMStrategies(model, emb, offline=offline)
+    return {
+        "strategies": llm,
+        "judge": offline if settings.judge == "offline" else llm,
+        "answerer": offline if settings.answer == "extractive" else llm,
+    }
+
+
 def build_pipeline(
     settings: Settings | None = None,
     *,
@@ -215,16 +238,12 @@ def build_pipeline(
         # "PostgreSQL" in a question on its docs names nothing the judge should look for
         common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
     )
-    if model is None:
-        strategies: Any = offline
-    else:
-        from ragloop.nodes.llm import LLMStrategies
-
-        strategies = LLMStrategies(model, emb, offline=offline)
     deps = Deps(
-        strategies=strategies,
+        **roles_for(settings, model, emb, offline),
         retrievers=retrievers,
         web=web,
+        common_words=offline.common_words,
+        condenser=HeuristicCondenser() if model is None else LLMCondenser(model),
         section_starts=SectionStarts(index.chunks),
     )
     ctx = Context.from_settings(settings, **context)

@@ -48,10 +48,10 @@ class ScriptedStrategies:
     async def answer(self, question, contexts, prompt=None):
         return f"Answer from {contexts[0]['id']} [1]", [1]
 
-    async def answer_relevancy(self, question, answer) -> MetricResult:
+    async def answer_relevancy(self, question, answer, temperature=0.5) -> MetricResult:
         return MetricResult(0.5, None)
 
-    async def draft_relevancy(self, question, draft) -> MetricResult:
+    async def draft_relevancy(self, question, draft, temperature=0.5) -> MetricResult:
         return MetricResult(self.draft_score, None)
 
     async def second_response(self, answer, reference) -> float:

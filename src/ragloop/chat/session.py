@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.graph.result import RunResult
-from ragloop.nodes.condense import Condenser, Turn, condenser_for
+from ragloop.nodes.condense import Condenser, HeuristicCondenser, Turn
 
 if TYPE_CHECKING:
     from ragloop.serve.traces import PgTraceStore
@@ -84,7 +84,7 @@ class ChatSession:
         self.pipeline = pipeline
         self.db_path = Path(db_path)
         self.thread_id = thread_id or new_thread_id()
-        self.condenser = condenser or condenser_for(pipeline.deps.strategies)
+        self.condenser = condenser or pipeline.deps.condenser or HeuristicCondenser()
         self.traces = traces
         self.database_url = database_url
         self._stack = contextlib.AsyncExitStack()

@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
-from ragloop.documents.quoting import attach_code, quoted_heading
+from ragloop.documents.quoting import quoted_heading
 from ragloop.nodes.base import Deps
 from ragloop.nodes.evidence import question_names
 from ragloop.nodes.extractive import defines_subject
@@ -95,8 +95,7 @@ def make_answer(deps: Deps) -> Any:
                 "stop_reason": "no_retrieval",
                 "steps": add_step(state, "answer", "answered from the draft (no retrieval)"),
             }
-        common: frozenset[str] = getattr(deps.strategies, "common_words", frozenset())
-        nameless = not question_names(state["question"], common)
+        nameless = not question_names(state["question"], deps.common_words)
         contexts = rank_contexts(state.get("contexts", []), nameless)
         if not contexts:
             return {
@@ -109,11 +108,9 @@ def make_answer(deps: Deps) -> Any:
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
         contexts, filled = fill_to_k(contexts, state.get("dropped", []), max(ctx.k, 1))
-        text, cited = await deps.strategies.answer(
+        text, cited = await deps.answerer.answer(
             state["question"], contexts[: max(ctx.k, 1)], ctx.prompts.get("answer")
         )
-        if getattr(deps.strategies, "name", "") == "offline":  # "as follows:" brings its code
-            text = attach_code(text, [c.get("text", "") for c in contexts[: max(ctx.k, 1)]])
         citations = [
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]

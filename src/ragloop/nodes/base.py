@@ -1,4 +1,5 @@
-"""What nodes are handed by the builder: strategies, retrievers, web search."""
+"""What nodes are handed by the builder: the roles (drafter, judge, rewriter, answerer, scorer),
+retrievers, web search."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, Protocol
 
 from langchain_core.documents import Document
 
+from ragloop.errors import ConfigError, unknown_name
 from ragloop.eval.metrics.base import MetricResult
 from ragloop.retrievers.adapters import stable_chunk_id
 from ragloop.state import ContextItem
@@ -57,14 +59,16 @@ class Assessment:
     fallback: str | None = None
 
 
-class Strategies(Protocol):
-    """The LLM steps of the graph; an LLM implementation and an offline one exist."""
-
-    name: str
+class Drafter(Protocol):
+    """Writes the closed-book draft and the claims a service-mode judge checks."""
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft: ...
 
     async def claims(self, question: str, draft: Draft) -> list[str]: ...
+
+
+class Judge(Protocol):
+    """Grades retrieved chunks (0/1/2 with evidence and the policy's signals)."""
 
     async def assess(
         self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
@@ -72,30 +76,66 @@ class Strategies(Protocol):
         """Grade candidates 0/1/2; say which claims kept + newly kept (grade >= keep) support."""
         ...
 
+    async def second_response(self, answer: str, reference: str) -> float:
+        """How well an intermediate answer matches the reference (development mode)."""
+        ...
+
+
+class Rewriter(Protocol):
+    """Rewrites the search query from what was read so far."""
+
     async def rewrite(
         self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> str: ...
+
+
+class Answerer(Protocol):
+    """Answers from the contexts it is handed, citing them as [n]."""
 
     async def answer(
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]: ...
 
-    async def answer_relevancy(self, question: str, answer: str) -> MetricResult: ...
 
-    async def draft_relevancy(self, question: str, draft: str) -> MetricResult:
+class Scorer(Protocol):
+    """Answer relevancy of the final answer, and a cheap one of the draft for ``decide``."""
+
+    async def answer_relevancy(
+        self, question: str, answer: str, temperature: float = 0.5
+    ) -> MetricResult: ...
+
+    async def draft_relevancy(
+        self, question: str, draft: str, temperature: float = 0.5
+    ) -> MetricResult:
         """A cheap relevancy of the draft for decide (no LLM call)."""
         ...
 
-    async def second_response(self, answer: str, reference: str) -> float: ...
+
+#: the role fields of ``Deps``, each filled from ``strategies`` when not given
+ROLES = ("drafter", "judge", "rewriter", "answerer", "scorer")
 
 
 @dataclass
 class Deps:
-    """Everything the nodes use, built once by the caller (tests hand in fakes)."""
+    """Everything the nodes use, built once by the caller (tests hand in fakes).
 
-    strategies: Strategies
-    retrievers: Mapping[str, Any]
+    Each role (drafter, judge, rewriter, answerer, scorer) is its own object, so an LLM judge
+    can sit beside the extractive answer; ``strategies`` is a shorthand for one object that
+    plays every role not given (``OfflineStrategies``, ``LLMStrategies``).
+    """
+
+    strategies: Any = None
+    retrievers: Mapping[str, Any] = field(default_factory=dict)
     web: Any = None
+    drafter: Drafter = None  # type: ignore[assignment]
+    judge: Judge = None  # type: ignore[assignment]
+    rewriter: Rewriter = None  # type: ignore[assignment]
+    answerer: Answerer = None  # type: ignore[assignment]
+    scorer: Scorer = None  # type: ignore[assignment]
+    #: the corpus's own words (in many chunks): no names when the answer orders what it reads
+    common_words: frozenset[str] = frozenset()
+    #: turns a follow-up into a standalone question (None: the offline heuristic)
+    condenser: Any = None
     #: where each chunk's section starts (``retrievers.sections.SectionStarts``), when known
     section_starts: Any = None
     #: called with the finished turn's state and thread id (a server records its traces here)
@@ -103,12 +143,21 @@ class Deps:
     #: the context of a run whose caller sent none (a server's RAGLOOP_* settings)
     context: Any = None
 
+    def __post_init__(self) -> None:
+        for role in ROLES:
+            if getattr(self, role) is None:
+                setattr(self, role, self.strategies)
+        missing = [role for role in ROLES if getattr(self, role) is None]
+        if missing:
+            raise ConfigError(
+                f"Deps has no {', '.join(missing)}: pass strategies= (one object for every "
+                "role, e.g. OfflineStrategies) or each role by name"
+            )
+
     def available_retrievers(self, order: tuple[str, ...]) -> list[str]:
         """The configured retriever order; a name no retriever answers to is a clear error."""
         unknown = [name for name in order if name not in self.retrievers]
         if unknown:
-            from ragloop.errors import unknown_name
-
             raise unknown_name("retriever", unknown[0], list(self.retrievers))
         return list(order)
 

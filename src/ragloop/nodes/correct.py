@@ -130,7 +130,7 @@ def make_correct(deps: Deps) -> Any:
                 why = "the last action was already a rewrite (avoids query drift)"
             elif action == "rewrite":
                 seen = state.get("candidates", []) + state.get("contexts", [])
-                new = await deps.strategies.rewrite(
+                new = await deps.rewriter.rewrite(
                     state["question"], query, seen, ctx.prompts.get("rewrite")
                 )
                 fallback = getattr(new, "fallback", None)

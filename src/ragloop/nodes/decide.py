@@ -24,7 +24,7 @@ def make_decide(deps: Deps) -> Any:
         draft = state.get("draft", "")
         if state.get("draft_source") == "none" or not draft:
             return _out(state, True, None, "the draft is noncommittal")
-        scored = await deps.strategies.draft_relevancy(state["question"], draft)
+        scored = await deps.scorer.draft_relevancy(state["question"], draft, ctx.temperature)
         relevancy = scored.value
         if scored.reason == "noncommittal":
             return _out(state, True, relevancy, "the draft is noncommittal")

@@ -17,7 +17,7 @@ def make_draft(deps: Deps) -> Any:
     async def draft(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         question = state["question"]
-        result = await deps.strategies.draft(question, ctx.prompts.get("draft"))
+        result = await deps.drafter.draft(question, ctx.prompts.get("draft"))
         # the path starts fresh each turn; only the condense step of this turn is kept
         condensed = [s for s in state.get("steps", []) if s.get("node") == "condense"]
         start: State = {"iteration": 0, "steps": condensed}

@@ -68,8 +68,8 @@ def make_judge(deps: Deps) -> Any:
             mode, claims = "development", split_sentences(reference) or [reference]
         else:
             draft = Draft(state.get("draft", ""), state.get("draft_source", "none"), True)
-            mode, claims = "service", await deps.strategies.claims(question, draft)
-        assessment = await deps.strategies.assess(
+            mode, claims = "service", await deps.drafter.claims(question, draft)
+        assessment = await deps.judge.assess(
             question,
             [Passage(judged_text(c), c.get("origin", "kb")) for c in candidates],
             [Passage(judged_text(c), c.get("origin", "kb")) for c in kept_before],
@@ -96,8 +96,8 @@ def make_judge(deps: Deps) -> Any:
         verdict, why = verdict_of(len(contexts), relevance, recall, ctx)
         second: float | None = None
         if ctx.judge_mode == "second_response" and reference and contexts:
-            answer, _ = await deps.strategies.answer(question, contexts, ctx.prompts.get("answer"))
-            second = await deps.strategies.second_response(answer, reference)
+            answer, _ = await deps.answerer.answer(question, contexts, ctx.prompts.get("answer"))
+            second = await deps.judge.second_response(answer, reference)
             if verdict == "sufficient" and not math.isnan(second) and second < ctx.recall_threshold:
                 verdict, why = (
                     "incomplete",

@@ -116,13 +116,18 @@ class LLMStrategies:
             raise RagloopError("the LLM returned an empty answer")
         return text.strip(), [int(n) for n in _CITE.findall(text)]
 
-    async def answer_relevancy(self, question: str, answer: str) -> MetricResult:
+    async def answer_relevancy(
+        self, question: str, answer: str, temperature: float = 0.5
+    ) -> MetricResult:
+        """RAGAS ResponseRelevancy with the LLM (``temperature`` is the offline scorer's T)."""
         if not answer.strip():
             return MetricResult(0.0, "empty answer")
         return await self.relevancy.ascore({"user_input": question, "response": answer})
 
-    async def draft_relevancy(self, question: str, draft: str) -> MetricResult:
-        return await self.offline.draft_relevancy(question, draft)
+    async def draft_relevancy(
+        self, question: str, draft: str, temperature: float = 0.5
+    ) -> MetricResult:
+        return await self.offline.draft_relevancy(question, draft, temperature)
 
     async def second_response(self, answer: str, reference: str) -> float:
         return await self.offline.second_response(answer, reference)

@@ -7,6 +7,7 @@ from collections import Counter
 
 from langchain_core.embeddings import Embeddings
 
+from ragloop.documents.quoting import attach_code
 from ragloop.eval.metrics.base import MetricResult
 from ragloop.eval.metrics.offline import (
     OfflineAnswerRelevancy,
@@ -60,6 +61,7 @@ class OfflineStrategies:
         self.relevance = OfflineContextRelevance(embeddings=embeddings)
         self.recall = OfflineContextRecall(embeddings=embeddings)
         self.relevancy = OfflineAnswerRelevancy(embeddings=embeddings)
+        self._relevancies = {self.relevancy.temperature: self.relevancy}
         self.max_sentences = max_sentences
         self.min_sentence_score = min_sentence_score
         self.expansion_terms = expansion_terms
@@ -154,8 +156,9 @@ class OfflineStrategies:
     async def answer(
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]:
-        """Extractive: the sentences closest to the question, each cited (``extractive``)."""
-        return await extractive_answer(
+        """Extractive: the sentences closest to the question, each cited (``extractive``); a
+        quoted sentence that introduces code ("as follows:") brings that code along."""
+        text, cited = await extractive_answer(
             self.embeddings,
             question,
             contexts,
@@ -166,18 +169,32 @@ class OfflineStrategies:
             diversity=self.diversity,
             common=self.common_words,
         )
+        return attach_code(text, [c.get("text", "") for c in contexts]), cited
 
-    async def answer_relevancy(self, question: str, answer: str) -> MetricResult:
+    async def answer_relevancy(
+        self, question: str, answer: str, temperature: float = 0.5
+    ) -> MetricResult:
+        """Statement-level relevancy, aggregated with the temperature softmax at ``temperature``."""
         if not answer.strip():
             return MetricResult(0.0, "empty answer")
-        return await self.relevancy.ascore({"user_input": question, "response": answer})
+        metric = self._relevancy_at(temperature)
+        return await metric.ascore({"user_input": question, "response": answer})
 
-    async def draft_relevancy(self, question: str, draft: str) -> MetricResult:
+    def _relevancy_at(self, temperature: float) -> OfflineAnswerRelevancy:
+        if temperature not in self._relevancies:
+            self._relevancies[temperature] = OfflineAnswerRelevancy(
+                embeddings=self.embeddings, temperature=temperature
+            )
+        return self._relevancies[temperature]
+
+    async def draft_relevancy(
+        self, question: str, draft: str, temperature: float = 0.5
+    ) -> MetricResult:
         """A cached answer is trusted when its question matched; else offline answer relevancy."""
         hit = self.cache.lookup(question) if self.cache else None
         if hit is not None and hit[1] == draft:
             return MetricResult(1.0, f"answer cache match (similarity {hit[2]:.2f})")
-        return await self.answer_relevancy(question, draft)
+        return await self.answer_relevancy(question, draft, temperature)
 
     async def second_response(self, answer: str, reference: str) -> float:
         """How well an intermediate answer matches the reference (token F1)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ragloop.config import Context
+from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
 from ragloop.state import State, add_step
 
@@ -28,8 +28,9 @@ def make_score(deps: Deps) -> Any:
     """Build the score node."""
 
     async def score(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         answer = without_citations(state.get("answer", ""))
-        result = await deps.strategies.answer_relevancy(state["question"], answer)
+        result = await deps.scorer.answer_relevancy(state["question"], answer, ctx.temperature)
         contexts = state.get("contexts", [])
         judgment = state.get("judgment") or {}
         scores = {

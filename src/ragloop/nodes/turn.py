@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 from ragloop.config import Context
 from ragloop.errors import ConfigError
 from ragloop.nodes.base import Deps
-from ragloop.nodes.condense import Turn, condenser_for
+from ragloop.nodes.condense import HeuristicCondenser, Turn
 from ragloop.state import State, Step
 
 __all__ = ["make_condense", "make_remember", "turns_of"]
@@ -42,7 +42,7 @@ def turns_of(messages: list[dict[str, Any]]) -> list[Any]:
 
 def make_condense(deps: Deps, condenser: Any = None) -> Any:
     """Build the condense node (the heuristic or LLM condenser the strategies imply)."""
-    chosen = condenser or condenser_for(deps.strategies)
+    chosen = condenser or deps.condenser or HeuristicCondenser()
 
     async def condense(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         messages = list(state.get("messages") or [])
