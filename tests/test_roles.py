@@ -14,6 +14,7 @@ from ragloop.nodes.base import ROLES, Deps
 from ragloop.nodes.llm import LLMStrategies
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.pipeline import Pipeline, roles_for
+from ragloop.state import add_step
 from tests.fakes.retrieval import ListRetriever
 from tests.fakes.strategies import ScriptedStrategies
 
@@ -113,3 +114,20 @@ def test_the_score_node_reads_temperature_from_the_run_context(hash_embeddings):
         return Pipeline(deps, ctx).run(question).scores["answer_relevancy"]
 
     assert score(0.1) < score(1.0)
+
+
+def test_steps_are_fields_a_program_can_read():
+    deps = Deps(
+        strategies=ScriptedStrategies(["irrelevant", "sufficient"]),
+        retrievers={n: ListRetriever(n) for n in ("dense", "sparse")},
+    )
+    result = Pipeline(deps, Context(retrievers=("dense", "sparse"), k=2)).run("What is d1?")
+    first = next(s for s in result.steps if s["node"] == "retrieve")
+    assert (first["action"], first["retriever"], first["k"]) == ("retrieve", "dense", 2)
+    assert first["query"] == "What is d1?" and first["n"] == 2
+    judged = [s for s in result.steps if s["node"] == "judge"]
+    assert [s["action"] for s in judged] == ["irrelevant", "sufficient"]
+    swap = next(s for s in result.steps if s["node"] == "correct")
+    assert swap["action"] in {"swap", "rewrite"} and swap["reason"]
+    with pytest.raises(TypeError, match="unknown step field"):
+        add_step({}, "retrieve", "x", retriver="dense")

@@ -27,9 +27,20 @@ class ContextItem(TypedDict, total=False):
 
 
 class Step(TypedDict, total=False):
-    """One line of the path the loop took: which node, what it did, and why."""
+    """One step of the path the loop took, as fields; ``detail`` is the same step in words.
+
+    Programs read the fields (``node``, ``action``, ``retriever``, ``query``, ``k``, ``n``,
+    ``reason``); people read ``detail`` (``render_step`` adds the node). A field a step has
+    nothing to say about is absent.
+    """
 
     node: str
+    action: str  # what the node did: "retrieve", "rewrite", "swap", "web", a verdict, ...
+    retriever: str  # the retriever searched or chosen next
+    query: str  # the query searched or chosen next
+    k: int  # how many chunks were asked for
+    n: int  # how many came back (retrieve), were kept (judge) or cited (answer)
+    reason: str  # why
     detail: str
     iteration: int
 
@@ -124,12 +135,23 @@ def merge_messages(old: list[dict[str, Any]] | None, new: Any) -> list[dict[str,
     return old + added
 
 
-def add_step(state: State, node: str, detail: str) -> list[Step]:
-    """The path so far plus one step (a new list: state is never mutated in place)."""
-    return [
-        *state.get("steps", []),
-        Step(node=node, detail=detail, iteration=state.get("iteration", 0)),
-    ]
+def add_step(state: State, node: str, detail: str, **fields: Any) -> list[Step]:
+    """The path so far plus one step (a new list: state is never mutated in place).
+
+    ``fields`` are the step's structured fields (``action``, ``retriever``, ``query``, ``k``,
+    ``n``, ``reason``); None values are left out.
+    """
+    unknown = set(fields) - set(Step.__annotations__)
+    if unknown:
+        raise TypeError(f"unknown step field(s): {', '.join(sorted(unknown))}")
+    given = {k: v for k, v in fields.items() if v is not None}
+    step = Step(node=node, **given, detail=detail, iteration=state.get("iteration", 0))  # type: ignore[typeddict-item]
+    return [*state.get("steps", []), step]
+
+
+def render_step(step: Step) -> str:
+    """A step as one line for people: ``node: detail``."""
+    return f"{step.get('node', '?')}: {step.get('detail', '')}"
 
 
 def add_fallback(steps: list[Step], state: State, node: str, why: str | None) -> list[Step]:

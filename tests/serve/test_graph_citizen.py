@@ -146,12 +146,12 @@ def test_a_run_without_context_follows_the_servers_settings(tmp_path, monkeypatc
     graph = build_server_graph(settings)
 
     def retrieved(final):
-        return [s["detail"] for s in final["steps"] if s["node"] == "retrieve"]
+        return [(s["retriever"], s["k"]) for s in final["steps"] if s["node"] == "retrieve"]
 
     bare = graph.invoke({"question": QUESTIONS[0]})
-    assert [d.split(" for ")[0] for d in retrieved(bare)] == ["hybrid returned 1 chunk(s)"]
+    assert retrieved(bare) == [("hybrid", 1)]
     assert not [s for s in bare["steps"] if s["node"] == "correct"]  # max_iterations=0
     # a partial context changes its fields only; the rest stay the server's
     some = graph.invoke({"question": QUESTIONS[0]}, context={"k": 2})
-    assert [d.split(" for ")[0] for d in retrieved(some)] == ["hybrid returned 2 chunk(s)"]
+    assert retrieved(some) == [("hybrid", 2)]
     assert not [s for s in some["steps"] if s["node"] == "correct"]

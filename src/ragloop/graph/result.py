@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragloop.eval.schema import SingleTurnSample
+from ragloop.state import render_step
 
 
 @dataclass
@@ -89,4 +90,4 @@ class RunResult:
 
     def path(self) -> list[str]:
         """The steps in words, one per line, as shown by ``ragloop ask``."""
-        return [f"{s.get('node')}: {s.get('detail')}" for s in self.steps]
+        return [render_step(s) for s in self.steps]

@@ -93,7 +93,9 @@ def make_answer(deps: Deps) -> Any:
                 "answer": state.get("draft", ""),
                 "citations": [],
                 "stop_reason": "no_retrieval",
-                "steps": add_step(state, "answer", "answered from the draft (no retrieval)"),
+                "steps": add_step(
+                    state, "answer", "answered from the draft (no retrieval)", action="draft"
+                ),
             }
         nameless = not question_names(state["question"], deps.common_words)
         contexts = rank_contexts(state.get("contexts", []), nameless)
@@ -103,7 +105,9 @@ def make_answer(deps: Deps) -> Any:
                 "citations": [],
                 "contexts": [],
                 "stop_reason": stop or "exhausted",
-                "steps": add_step(state, "answer", "nothing relevant was found; said so"),
+                "steps": add_step(
+                    state, "answer", "nothing relevant was found; said so", action="not_found"
+                ),
             }
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
@@ -122,7 +126,7 @@ def make_answer(deps: Deps) -> Any:
             "citations": citations,
             "contexts": contexts,
             "stop_reason": stop or "sufficient",
-            "steps": add_step(state, "answer", detail),
+            "steps": add_step(state, "answer", detail, action="answer", n=len(citations)),
         }
 
     return answer

@@ -170,7 +170,15 @@ def make_correct(deps: Deps) -> Any:
                 "query": new_query,
                 "actions": actions,
                 "stop_reason": "",
-                "steps": add_step({**state, "iteration": iteration}, "correct", detail),
+                "steps": add_step(
+                    {**state, "iteration": iteration},
+                    "correct",
+                    detail,
+                    action=action,
+                    retriever=source,
+                    query=new_query,
+                    reason=why,
+                ),  # fmt: skip
             }
         actions.append(
             Action(action="none", reason="no corrective action left", iteration=iteration)
@@ -178,7 +186,13 @@ def make_correct(deps: Deps) -> Any:
         return {
             "actions": actions,
             "stop_reason": "exhausted",
-            "steps": add_step(state, "correct", "no corrective action left; answering"),
+            "steps": add_step(
+                state,
+                "correct",
+                "no corrective action left; answering",
+                action="none",
+                reason="no corrective action left",
+            ),  # fmt: skip
         }
 
     return correct

@@ -55,5 +55,11 @@ def _out(state: State, retrieve: bool, relevancy: float | None, why: str) -> dic
         "draft_relevancy": relevancy
         if relevancy is not None and math.isfinite(relevancy)
         else None,
-        "steps": add_step(state, "decide", f"{verb}: {why}"),
+        "steps": add_step(
+            state,
+            "decide",
+            f"{verb}: {why}",
+            action="retrieve" if retrieve else "answer",
+            reason=why,
+        ),  # fmt: skip
     }

@@ -130,7 +130,7 @@ def make_judge(deps: Deps) -> Any:
             "judgment": judgment,
             "stop_reason": stop,
             "steps": add_fallback(
-                add_step(state, "judge", detail),
+                add_step(state, "judge", detail, action=verdict, n=len(new_kept), reason=why),
                 state,
                 "judge",
                 getattr(assessment, "fallback", None),

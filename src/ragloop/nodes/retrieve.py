@@ -49,7 +49,12 @@ def make_retrieve(deps: Deps) -> Any:
         detail = f"{source} returned {len(items)} chunk(s) for '{query}'"
         if starts:
             detail += f", and the start of {len(starts)} section(s) they continue"
+        found = len(items)
         items += starts
-        return {"candidates": items, "tried": tried, "steps": add_step(state, "retrieve", detail)}
+        steps = add_step(
+            state, "retrieve", detail, action="retrieve", retriever=source, query=query,
+            k=ctx.k, n=found,
+        )  # fmt: skip
+        return {"candidates": items, "tried": tried, "steps": steps}
 
     return retrieve

@@ -66,7 +66,10 @@ def make_condense(deps: Deps, condenser: Any = None) -> Any:
             log = messages
         steps: list[Step] = []
         if question != text.strip():
-            steps = [Step(node="condense", detail=f"follow-up read as '{question}'", iteration=0)]
+            detail = f"follow-up read as '{question}'"
+            steps = [
+                Step(node="condense", action="condense", query=question, detail=detail, iteration=0)
+            ]
         return {**started, "question": question, "messages": log, "steps": steps}
 
     return condense
