@@ -131,3 +131,18 @@ def test_steps_are_fields_a_program_can_read():
     assert swap["action"] in {"swap", "rewrite"} and swap["reason"]
     with pytest.raises(TypeError, match="unknown step field"):
         add_step({}, "retrieve", "x", retriver="dense")
+
+
+def test_one_settings_schema_gives_the_context_its_fields_and_defaults():
+    import dataclasses
+
+    from ragloop.config import RUN_FIELDS, Settings
+    from ragloop.experiments.grid import AXES
+
+    names = {f.name for f in dataclasses.fields(Context)} - {"correct_order", "prompts"}
+    assert names == set(RUN_FIELDS) == set(AXES)
+    settings, ctx = Settings(), Context()
+    for name in RUN_FIELDS:
+        want = getattr(settings, name)
+        assert getattr(ctx, name) == (tuple(want) if isinstance(want, list) else want), name
+    assert Context.from_settings(Settings(k=7, temperature=0.1)).temperature == 0.1

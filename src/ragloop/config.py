@@ -63,6 +63,7 @@ class Settings(BaseSettings):
     recall_threshold: float = Field(0.6, ge=0.0, le=1.0)
     #: draft answer relevancy below this means retrieval is needed
     answer_relevancy_threshold: float = Field(0.6, ge=0.0, le=1.0)
+    #: T of the answer-relevancy softmax the loop reports (DESIGN 5.2): 0.1 strict, 0.5 the mean
     temperature: float = Field(0.5, ge=0.0, le=1.0)
     chunk_size: int = Field(800, ge=100, le=20000)
     chunk_overlap: int = Field(120, ge=0, le=5000)
@@ -104,17 +105,28 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError("; ".join(lines)) from None
 
 
-_CHECKED_CONTEXT_FIELDS = (
-    "k",
+#: the settings one run may override: the fields of the graph's LangGraph ``Context`` (same
+#: names, defaults and bounds) and the axes an experiment grid may vary
+RUN_FIELDS = (
+    "retrievers",
+    "judge_mode",
     "max_iterations",
+    "k",
     "retrieval",
     "relevance_keep",
     "relevance_threshold",
     "recall_threshold",
     "answer_relevancy_threshold",
     "temperature",
-    "judge_mode",
 )
+_CHECKED_CONTEXT_FIELDS = tuple(name for name in RUN_FIELDS if name != "retrievers")
+
+
+def _default(name: str) -> Any:
+    """The default of the setting ``name`` (a list as a tuple): Context repeats none by hand."""
+    info = Settings.model_fields[name]
+    value = info.get_default(call_default_factory=True)
+    return tuple(value) if isinstance(value, list) else value
 
 
 @functools.cache
@@ -141,16 +153,17 @@ def context_of(runtime: Any, default: Context | None = None) -> Context:
 class Context:
     """Plain per-run configuration handed to the graph as its LangGraph context."""
 
-    retrievers: tuple[str, ...] = DEFAULT_RETRIEVERS
-    k: int = 5
-    max_iterations: int = 3
-    retrieval: str = "auto"
-    relevance_keep: int = 1
-    relevance_threshold: float = 0.5
-    recall_threshold: float = 0.6
-    answer_relevancy_threshold: float = 0.6
-    temperature: float = 0.5
-    judge_mode: str = "standard"
+    retrievers: tuple[str, ...] = _default("retrievers")
+    k: int = _default("k")
+    max_iterations: int = _default("max_iterations")
+    retrieval: str = _default("retrieval")
+    relevance_keep: int = _default("relevance_keep")
+    relevance_threshold: float = _default("relevance_threshold")
+    recall_threshold: float = _default("recall_threshold")
+    answer_relevancy_threshold: float = _default("answer_relevancy_threshold")
+    #: T of the answer-relevancy softmax the loop reports (0.1 strict, 0.5 mean, 1.0 lenient)
+    temperature: float = _default("temperature")
+    judge_mode: str = _default("judge_mode")
     #: corrective actions to try, in order; empty = by verdict (see nodes/correct.py)
     correct_order: tuple[str, ...] = ()
     prompts: dict[str, str] = field(default_factory=dict)
@@ -178,18 +191,7 @@ class Context:
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> Context:
         """The context for one run: settings first, then explicit overrides."""
-        values: dict[str, Any] = {
-            "retrievers": tuple(settings.retrievers),
-            "k": settings.k,
-            "max_iterations": settings.max_iterations,
-            "retrieval": settings.retrieval,
-            "relevance_keep": settings.relevance_keep,
-            "relevance_threshold": settings.relevance_threshold,
-            "recall_threshold": settings.recall_threshold,
-            "answer_relevancy_threshold": settings.answer_relevancy_threshold,
-            "temperature": settings.temperature,
-            "judge_mode": settings.judge_mode,
-        }
+        values: dict[str, Any] = {name: getattr(settings, name) for name in RUN_FIELDS}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 

@@ -7,15 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragloop.config import Context, Settings, load_settings
+from ragloop.config import RUN_FIELDS, Context, Settings, load_settings
 from ragloop.errors import RagloopError
 from ragloop.experiments.checks import spec_error
 
-#: grid axes: Context fields that are also Settings (so the winner fits a settings file)
-AXES = (
-    "retrievers", "judge_mode", "max_iterations", "k", "retrieval", "relevance_keep",
-    "relevance_threshold", "recall_threshold", "answer_relevancy_threshold", "temperature",
-)  # fmt: skip
+#: grid axes: the per-run settings (Context fields, so the winner fits a settings file)
+AXES = RUN_FIELDS
 PROMPT_KINDS = ("draft", "answer", "rewrite")
 MAX_CONFIGURATIONS = 200
 
