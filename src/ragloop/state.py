@@ -149,7 +149,7 @@ def add_step(state: State, node: str, detail: str, **fields: Any) -> list[Step]:
     return [*state.get("steps", []), step]
 
 
-def render_step(step: Step) -> str:
+def render_step(step: Step | dict[str, Any]) -> str:
     """A step as one line for people: ``node: detail``."""
     return f"{step.get('node', '?')}: {step.get('detail', '')}"
 
