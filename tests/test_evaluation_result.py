@@ -46,6 +46,33 @@ def test_to_pandas_has_rows_metrics_and_reasons(result):
     assert "reference" in frame["exact_match.reason"][3]
 
 
+def test_to_pandas_has_every_input_column_then_the_metrics_as_ragas():
+    pd = pytest.importorskip("pandas")
+    rows = [
+        {"user_input": "Capital?", "response": "Paris", "reference": "Paris", "id": "q1"},
+        {"user_input": "Where?", "retrieved_contexts": ["Paris is in France."], "response": "x"},
+    ]
+    frame = evaluate(rows, ["exact_match"], cache=False).to_pandas()
+    inputs = ["user_input", "response", "reference", "id", "retrieved_contexts"]
+    assert set(inputs) <= set(frame.columns)
+    assert list(frame.columns[-2:]) == ["exact_match", "exact_match.reason"]
+    assert frame["retrieved_contexts"][1] == ["Paris is in France."]
+    assert frame["id"][0] == "q1" and pd.isna(frame["reference"][1])
+
+
+def test_to_pandas_keeps_a_conversation_as_messages():
+    pytest.importorskip("pandas")
+    thread = [{"type": "human", "content": "hi"}, {"type": "ai", "content": "hello"}]
+    result = evaluate(
+        EvaluationDataset.from_list([{"user_input": thread, "reference": "greet"}]),
+        ["exact_match"],  # unmeasured here: the columns are what counts
+        cache=False,
+    )
+    frame = result.to_pandas()
+    assert [m["content"] for m in frame["user_input"][0]] == ["hi", "hello"]
+    assert frame["reference"][0] == "greet"
+
+
 def test_to_pandas_without_pandas_says_how_to_install(result, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
     with pytest.raises(ImportError, match=r"ragloop\[pandas\]"):

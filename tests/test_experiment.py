@@ -139,13 +139,16 @@ def test_report_md_numbers_equal_results_csv(first):
     for row in quality + cost:
         csv_row = table[row["config"]]
         for header, cell in row.items():
-            if header.endswith(" 95% CI"):
+            if header.endswith(" minus best (paired 95% CI)"):
+                lo, hi = csv_row["vs_best_lo"], csv_row["vs_best_hi"]
+                assert cell == (f"{csv_row['vs_best']} [{lo}, {hi}]" if csv_row["vs_best"] else "")
+            elif header.endswith(" 95% CI"):
                 metric = header.removesuffix(" 95% CI")
                 assert cell == f"[{csv_row[metric + '_lo']}, {csv_row[metric + '_hi']}]"
             else:
                 assert cell == csv_row[header.replace(" coverage", "_coverage")], header
             compared += 1
-    assert compared == 8 * (2 + 4 * 3) + 8 * (1 + 14)  # quality + loop-and-cost cells
+    assert compared == 8 * (2 + 4 * 3 + 1) + 8 * (1 + 14)  # quality + loop-and-cost cells
     chosen = next(r for r in table.values() if r["chosen"] == "yes")
     assert f"offline_answer_relevancy = {chosen['offline_answer_relevancy']} [" in report
 
@@ -158,10 +161,16 @@ def test_chosen_configuration_is_what_the_objective_picks(first):
     assert 0 < len(feasible) < len(table)  # the constraint really rules some out
     assert [r["feasible"] == "yes" for r in table] == [r in feasible for r in table]
     best = max(float(r["offline_answer_relevancy"]) for r in feasible)
+    top = [r for r in table if r["best"] == "yes"]
+    assert len(top) == 1 and float(top[0]["offline_answer_relevancy"]) == best
     chosen = [r for r in table if r["chosen"] == "yes"]
     assert len(chosen) == 1 and chosen[0] in feasible
-    assert float(chosen[0]["offline_answer_relevancy"]) == best
+    assert chosen[0]["within_noise"] == "yes"  # the best, or tied with it by the paired test
+    tied = [r for r in feasible if r["within_noise"] == "yes"]
+    cheapest = min(float(r["llm_calls_per_question"]) for r in tied)
+    assert float(chosen[0]["llm_calls_per_question"]) == cheapest
     assert result.chosen == chosen[0]["config"]
+    assert "paired bootstrap" in result.verdict
     env = Settings(_env_file=folder / "out" / "best.env")
     assert ",".join(env.retrievers) == chosen[0]["retrievers"]
     assert env.judge_mode == chosen[0]["judge_mode"] and env.web == "off"
@@ -179,9 +188,19 @@ def test_rerun_is_served_from_the_cache(first, wordllama):
     again = run_experiment(spec, out=folder / "again", embeddings=wordllama)
     assert again.totals["graph_runs"] == 0 and again.totals["graph_cached"] == 80
     assert again.totals["eval_jobs"] == result.totals["eval_jobs"] > 0
-    assert again.totals["eval_resumed"] == again.totals["eval_jobs"]
+    assert again.totals["eval_resumed"] + again.totals["eval_shared"] == again.totals["eval_jobs"]
     before = (folder / "out" / "results.csv").read_text(encoding="utf-8")
     assert (folder / "again" / "results.csv").read_text(encoding="utf-8") == before
+
+
+def test_a_first_run_reuses_nothing_from_earlier_runs(first):
+    """Configurations with equal answers share their scores; that is no resumed work."""
+    folder, _, result, _ = first
+    assert result.totals["eval_resumed"] == 0 and result.totals["graph_cached"] == 0
+    assert result.totals["eval_shared"] > 0  # the draft prompt changes nothing offline
+    report = (folder / "out" / "report.md").read_text(encoding="utf-8")
+    assert "0 were reused from earlier runs" in report
+    assert f"{result.totals['eval_shared']} had the same answer and contexts" in report
 
 
 def test_an_interrupted_run_resumes(tmp_path, wordllama, monkeypatch):

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ragloop.chat.threads import load_threads
 from ragloop.chat.traces import Trace, TraceStore
 from ragloop.cli import app
-from ragloop.errors import MissingColumnsError
+from ragloop.errors import ConfigError, MissingColumnsError
 from ragloop.eval.metrics.base import get_metric
 from ragloop.eval.metrics.topic_adherence import adherence
 from tests.fakes.chat import ScriptedChatModel
@@ -128,6 +128,21 @@ def test_domain_specific_rubrics_scores_a_conversation_in_one_call_and_keeps_old
     assert metric.name == "domain_specific_rubrics"
     assert metric.score(conversation()).value == 4.0 and len(llm.calls) == 1
     assert "Human: What is the capital of France?" in str(llm.calls[0][1].content)
+
+
+@pytest.mark.parametrize(("shown", "seen"), [(True, True), (False, False), (None, True)])
+def test_rubrics_reference_chooses_whether_the_judge_sees_the_reference(shown, seen):
+    """False is RAGAS 0.4.3's multi-turn behaviour: the transcript alone is graded."""
+    llm = ScriptedChatModel(script=[{"feedback": "fine", "score": 4}])
+    params = {} if shown is None else {"rubrics_reference": shown}
+    metric = get_metric("domain_specific_rubrics", llm=llm, **params)
+    assert metric.score(conversation(reference="Says Paris, declines the PIN.")).value == 4.0
+    assert ("declines the PIN" in str(llm.calls[0][1].content)) is seen
+
+
+def test_rubrics_reference_must_be_a_bool():
+    with pytest.raises(ConfigError, match="rubrics_reference"):
+        get_metric("domain_specific_rubrics", llm=ScriptedChatModel(script=[]), rubrics_reference=1)
 
 
 def test_offline_topic_adherence_uses_embeddings_and_noncommittal_replies():

@@ -79,8 +79,9 @@ def plan(
         row = rows.setdefault(index, RowResult(index))
         text = getattr(sample, "user_input", None)
         row.user_input = text if isinstance(text, str) else None
+        row.inputs = sample.model_dump(mode="json", exclude_none=True)
         size = len(sample.model_dump_json()) if max_row_chars is not None else 0
-        content = digest(sample.model_dump(mode="json", exclude_none=True)) if store else None
+        content = digest(row.inputs) if store else None
         problems: dict[str, list[str]] = {}
         for label, metric in metrics:
             problem = _row_problem(metric, sample, max_row_chars, size)

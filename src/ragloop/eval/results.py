@@ -33,6 +33,7 @@ class RowResult:
     values: dict[str, float] = field(default_factory=dict)
     reasons: dict[str, str | None] = field(default_factory=dict)
     user_input: str | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)  # the sample's columns, as JSON values
 
 
 @dataclass(frozen=True)
@@ -123,9 +124,11 @@ class EvaluationResult:
         return len(self.rows)
 
     def to_pandas(self) -> Any:
-        """A DataFrame with one row per dataset row: index, user_input, each metric, reasons.
+        """A DataFrame as RAGAS gives: every input column, then each metric, plus reasons.
 
-        Needs pandas: ``pip install 'ragloop[pandas]'``.
+        One row per dataset row, with ragloop's ``index`` (the row's place in the dataset)
+        first and ``<metric>.reason`` after each metric. Needs pandas:
+        ``pip install 'ragloop[pandas]'``.
         """
         try:
             import pandas as pd
@@ -134,13 +137,22 @@ class EvaluationResult:
                 "EvaluationResult.to_pandas() needs pandas: pip install 'ragloop[pandas]' "
                 "(or use to_records(), summary() and write(), which need nothing more)"
             ) from None
-        return pd.DataFrame.from_records(self.to_records())
+        inputs = dict.fromkeys(k for row in self.rows for k in row.inputs)
+        if any(row.user_input is not None for row in self.rows):
+            inputs.setdefault("user_input")
+        metrics = [c for name in self.metrics for c in (name, f"{name}.reason")]
+        columns = ["index", *(k for k in inputs if k not in self.metrics), *metrics]
+        return pd.DataFrame.from_records(self.to_records(), columns=columns)
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One flat dict per row: ``index``, each metric's value and ``<metric>.reason``."""
+        """One flat dict per row: ``index``, the input columns, each metric and its reason.
+
+        An unreadable row has no input columns; a metric whose name is also an input
+        column's wins the column (the input stays in the dataset).
+        """
         records = []
         for row in self.rows:
-            rec: dict[str, Any] = {"index": row.index}
+            rec: dict[str, Any] = {"index": row.index, **row.inputs}
             if row.user_input is not None:
                 rec["user_input"] = row.user_input
             for name in self.metrics:

@@ -14,12 +14,12 @@ from ragloop._async import run_sync
 from ragloop.errors import RagloopError
 from ragloop.eval.cache import digest
 from ragloop.eval.pgstore import open_store
-from ragloop.experiments.objective import choose
 from ragloop.experiments.report import write_outputs
 from ragloop.experiments.result import ExperimentResult
 from ragloop.experiments.runs import GridRunner, Progress, build_identity
 from ragloop.experiments.spec import ExperimentSpec, load_spec
 from ragloop.experiments.stats import prompt_variants, summarize
+from ragloop.experiments.verdict import decide
 from ragloop.safety.owned import check_replaceable
 
 __all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
@@ -105,7 +105,7 @@ async def arun_experiment(
     table = [
         summarize(c, by_config[c.id], spec.metrics, spec.bootstrap, spec.seed) for c in configs
     ]
-    chosen = choose(table, spec.objective)
+    chosen, why = decide(table, by_config, spec.objective, spec.metrics, spec.bootstrap, spec.seed)
     totals = {
         **grid.counts,
         **grid.eval_totals,
@@ -125,6 +125,7 @@ async def arun_experiment(
             else []
         ),
         skipped=grid.skipped,
+        verdict=why,
     )
 
     result.files = write_outputs(result, Path(out if out is not None else spec.out))

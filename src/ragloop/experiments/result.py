@@ -21,6 +21,7 @@ class ExperimentResult:
     totals: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    verdict: str = ""  # the paired test against the best, and why the chosen one was chosen
     files: dict[str, Path] = field(default_factory=dict)
 
     def record(self, config_id: str | None) -> dict[str, Any] | None:

@@ -124,8 +124,10 @@ class GridRunner:
         self.rows, self.skipped = usable_rows(spec.dataset)
         self.unit = len(self.rows) * (1 + len(spec.metrics))
         self.total = self.unit * len(spec.configurations)
-        self.counts = {"graph_runs": 0, "graph_cached": 0, "graph_errors": 0}
-        self.eval_totals: dict[str, int] = {}
+        self.counts = {"graph_runs": 0, "graph_cached": 0, "graph_shared": 0, "graph_errors": 0}
+        self.eval_totals: dict[str, int] = {"eval_shared": 0}
+        self._run_keys: set[str] = set()  # graph runs of this experiment, by cache key
+        self._scored: set[str] = set()  # samples scored by this experiment, by content
         self._warm = asyncio.Lock()
         self._warmed = False
 
@@ -159,8 +161,10 @@ class GridRunner:
         )
         secrets = secret_values()
         raw = self.store.get(RUN_NS, key) if self.store else None
+        shared = key in self._run_keys  # another configuration of this run had these inputs
+        self._run_keys.add(key)
         if raw is not None:
-            self.counts["graph_cached"] += 1
+            self.counts["graph_shared" if shared else "graph_cached"] += 1
             return json.loads(raw), True
         async with slots:
             try:
@@ -179,6 +183,20 @@ class GridRunner:
             self.store.put(RUN_NS, key, json.dumps(data).encode())
         self.counts["graph_runs"] += 1
         return data, False
+
+    def _repeats(self, samples: list[SingleTurnSample]) -> int:
+        """How many samples repeat one scored earlier in this experiment (same content).
+
+        The runner journals each (sample, metric) by content, so a configuration whose answer
+        and contexts equal another's is served from that journal: on a first run these are
+        jobs shared inside the run, not work resumed from an earlier run.
+        """
+        repeats = 0
+        for sample in samples:
+            content = digest(sample.model_dump(mode="json", exclude_none=True))
+            repeats += content in self._scored
+            self._scored.add(content)
+        return repeats
 
     async def run_config(
         self, n: int, config: Configuration, cache: bool, judge: Any, emb: Any
@@ -220,11 +238,15 @@ class GridRunner:
             progress=scored,
             run_id=f"{self.spec.name}-{config.id}",
         )
+        repeats = self._repeats(samples)
         for key in ("jobs", "resumed", "llm_calls", "cache_hits", "input_tokens", "output_tokens"):
             total_key = f"eval_{key}"
-            self.eval_totals[total_key] = self.eval_totals.get(total_key, 0) + int(
-                result.totals.get(key, 0)
-            )
+            value = int(result.totals.get(key, 0))
+            if key == "resumed":  # a job repeating this run's own is shared, not from before
+                shared = min(value, repeats * len(self.spec.metrics))
+                self.eval_totals["eval_shared"] += shared
+                value -= shared
+            self.eval_totals[total_key] = self.eval_totals.get(total_key, 0) + value
         self.tick(base + self.unit, f"{what}: done")
         records = []
         for (index, row), (run, cached), score in zip(self.rows, runs, result.rows, strict=True):

@@ -19,17 +19,25 @@ COST_COLUMNS = [
 
 
 def quality_table(result: ExperimentResult) -> Table:
-    """Each metric's mean, bootstrap 95% interval and coverage, one row per configuration."""
+    """Each metric's mean, bootstrap 95% interval and coverage, one row per configuration.
+
+    The last column is the paired difference from the best configuration on the objective
+    (this configuration minus the best, 95% interval), empty for the best itself.
+    """
     headers = ["config", "label"]
     for m in result.spec.metrics:
         headers += [m, f"{m} 95% CI", f"{m} coverage"]
+    headers.append(f"{result.spec.objective.metric} minus best (paired 95% CI)")
     rows = []
     for rec in result.records:
         row = [rec["config"], rec["label"]]
         for m in result.spec.metrics:
             ci = f"[{fmt(rec[f'{m}_lo'])}, {fmt(rec[f'{m}_hi'])}]" if fmt(rec[m]) else ""
             row += [fmt(rec[m]), ci, fmt(rec[f"{m}_coverage"])]
-        rows.append(row)
+        diff = fmt(rec.get("vs_best"))
+        if diff:
+            diff += f" [{fmt(rec.get('vs_best_lo'))}, {fmt(rec.get('vs_best_hi'))}]"
+        rows.append([*row, diff])
     return headers, rows
 
 
@@ -68,7 +76,8 @@ def chosen_text(result: ExperimentResult) -> str:
     value = fmt(rec[obj.metric])
     if f"{obj.metric}_lo" in rec:
         value += f" [{fmt(rec[obj.metric + '_lo'])}, {fmt(rec[obj.metric + '_hi'])}]"
-    return f"{rec['config']} ({rec['label']}): {obj.metric} = {value}; objective: {obj}."
+    text = f"{rec['config']} ({rec['label']}): {obj.metric} = {value}; objective: {obj}."
+    return f"{text} {result.verdict}" if result.verdict else text
 
 
 def footnotes(result: ExperimentResult) -> list[str]:
@@ -76,10 +85,12 @@ def footnotes(result: ExperimentResult) -> list[str]:
     t = result.totals
     lines = list(result.notes)
     lines.append(
-        f"graph runs: {t['graph_runs']} new, {t['graph_cached']} from the cache (latency as first "
-        f"measured), {t['graph_errors']} failed; evaluation jobs: {t.get('eval_jobs', 0)}, "
-        f"{t.get('eval_resumed', 0)} resumed from the cache, "
-        f"judge LLM calls {t.get('eval_llm_calls', 0)}"
+        f"graph runs: {t['graph_runs']} run now, {t.get('graph_shared', 0)} identical to another "
+        f"configuration's (run once), {t['graph_cached']} from earlier runs (latency as first "
+        f"measured), {t['graph_errors']} failed; evaluation jobs: {t.get('eval_jobs', 0)}, of "
+        f"which {t.get('eval_shared', 0)} had the same answer and contexts as another "
+        f"configuration's (scored once) and {t.get('eval_resumed', 0)} were reused from earlier "
+        f"runs; judge LLM calls {t.get('eval_llm_calls', 0)}"
     )
     if result.skipped:
         more = f" (and {len(result.skipped) - 5} more)" if len(result.skipped) > 5 else ""
@@ -118,8 +129,15 @@ def _short(value: Any, digits: int = 3) -> str:
 
 
 def verdict(rec: dict[str, Any]) -> str:
-    """'chosen', 'ok' (feasible) or 'fails' (breaks a constraint)."""
-    return "chosen" if rec["chosen"] else "ok" if rec["feasible"] else "fails"
+    """'chosen'; 'best' (best mean, not chosen); 'tied' (within the noise of the best);
+    'ok' (feasible, significantly worse than the best) or 'fails' (breaks a constraint)."""
+    if rec["chosen"]:
+        return "chosen"
+    if rec.get("best"):
+        return "best"
+    if rec.get("within_noise"):
+        return "tied"
+    return "ok" if rec["feasible"] else "fails"
 
 
 def _with_ci(rec: dict[str, Any], metric: str) -> str:

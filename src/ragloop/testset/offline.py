@@ -1,16 +1,14 @@
 """The offline generator: questions read off the parsed structure, no model involved.
 
-- specific (``single_hop_specific_query_synthesizer``): a definition sentence ("X is ...",
-  "X: ...") gives "What is X?"; an API-like heading (``json.dumps``, ``CREATE INDEX``,
-  ``pg_dump``) gives "What does X do?"; any other heading gives a question about it in its
-  document. The reference is the definition, or the part's first sentences.
-- paraphrased (``single_hop_paraphrased_query_synthesizer``): the name is withheld: the
-  question quotes the part's first sentence with the name masked and asks what it
-  describes; the reference is the name and that sentence. Synonyms are not substituted
-  (no offline model gives reliable ones), so the wording is the passage's own.
-- multi-passage (``multi_hop_specific_query_synthesizer``): two parts of one document, or
-  two documents that share a rare word; the reference joins a sentence of each.
-- unanswerable (``single_hop_unanswerable_query_synthesizer``): see
+Questions take the forms people use (``ragloop.testset.forms``), never a passage's sentence:
+
+- specific (``single_hop_specific_query_synthesizer``): names its subject (a heading that
+  can be a subject, else the document): "What does os.makedirs do?", "How do I use X to
+  ...?", "What happens with X when ...?". The reference is the sentence it was read from.
+- paraphrased (``single_hop_paraphrased_query_synthesizer``): the subject is withheld and
+  its intent asked: "How do I get the number of CPUs?", "Which command should I use to
+  create an index?"; the reference is the name and the sentence.
+- multi-passage and abstract: see ``ragloop.testset.related``; unanswerable: see
   ``ragloop.testset.unanswerable``.
 """
 
@@ -22,16 +20,20 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ragloop.testset import forms
+from ragloop.testset.checks import is_subject
 from ragloop.testset.passages import Part, Passage
 
 SPECIFIC = "single_hop_specific_query_synthesizer"
 PARAPHRASED = "single_hop_paraphrased_query_synthesizer"
 MULTI = "multi_hop_specific_query_synthesizer"
 UNANSWERABLE = "single_hop_unanswerable_query_synthesizer"
+ABSTRACT = "multi_hop_abstract_query_synthesizer"
 KINDS = {
     SPECIFIC: "specific",
     PARAPHRASED: "paraphrased",
     MULTI: "multi_passage",
+    ABSTRACT: "abstract",
     UNANSWERABLE: "unanswerable",
 }
 _DEFINITION = re.compile(
@@ -75,7 +77,7 @@ def words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)} - STOP
 
 
-def _lead(part: Part, n: int = 2, limit: int = 320) -> str:
+def lead(part: Part, n: int = 2, limit: int = 320) -> str:
     out = ""
     for s in part.sentences[:n]:
         if out and len(out) + len(s) > limit:
@@ -109,7 +111,7 @@ def is_generic(heading: str) -> bool:
     return heading.strip().lower() in GENERIC or bool(words_ and words_[0] in _QUESTION_WORDS)
 
 
-def _best_part(passage: Passage, rng: random.Random, named: bool = False) -> Part | None:
+def best_part(passage: Passage, rng: random.Random, named: bool = False) -> Part | None:
     """A part with a real first sentence; ``named``: only parts under a non-generic heading."""
     parts = [
         p
@@ -122,7 +124,7 @@ def _best_part(passage: Passage, rng: random.Random, named: bool = False) -> Par
     return rng.choice(parts) if parts else None
 
 
-def _is_api(name: str) -> bool:
+def is_api(name: str) -> bool:
     """An identifier, a program name or an upper-case command (``CREATE INDEX``)."""
     if re.fullmatch(r"[A-Z][A-Z_]*(?: [A-Z_]+){0,4}", name) and len(name) > 2:
         return True
@@ -131,56 +133,67 @@ def _is_api(name: str) -> bool:
     )
 
 
+def subject_of(part: Part, passage: Passage) -> str:
+    """What a part is about: its heading when that can be a subject, else its document."""
+    for name in (part.heading.strip().strip("`"), passage.doc_title):
+        if name and not is_generic(name) and name.lower() not in SKIP and is_subject(name):
+            return name
+    return ""
+
+
+def _from(part: Part, i: int) -> str:
+    """The reference: sentence ``i`` of the part and, when short, the next one."""
+    out = part.sentences[i]
+    if len(out) < 120 and i + 1 < len(part.sentences):
+        out = f"{out} {part.sentences[i + 1]}"
+    return out
+
+
 def specific(passage: Passage, rng: random.Random) -> Draft | None:
-    """What is X / what does X do, from a definition sentence, an API heading or a heading."""
-    part = _best_part(passage, rng)
+    """A question that names its subject: what it does, how to use it for what it does."""
+    part = best_part(passage, rng)
     if part is None:
         return None
-    for sentence in part.sentences[:4]:
+    name = subject_of(part, passage)
+    if not name:
+        return None
+    api = is_api(name)
+    for i, sentence in enumerate(part.sentences[:4]):
         match = _DEFINITION.match(sentence)
         term = match.group("term").strip() if match else ""
-        opener = term.split()[0].lower() if term else ""
         named = any(c.isupper() or c in "_.()" for c in term[1:]) or len(term.split()) > 1
-        if match and named and 1 <= len(term.split()) <= 4 and opener not in STOP | OPENERS:
-            return Draft(SPECIFIC, f"What is {term}?", sentence, (passage,), term, {})
-    name = part.heading.strip().strip("`")
-    if not name or (not passage.lead and part is passage.parts[0]):
-        return None  # a continuation chunk's first part does not introduce its heading
-    if is_generic(name):
-        doc = passage.doc_title
-        question = f'What does the {doc} documentation say under "{name}"?'
-        if name.lower() == "description":
-            question = f"What does {doc} do?" if _is_api(doc) else f"What is {doc}?"
-        elif name.lower().startswith("example"):
-            question = f"Can you show an example of {doc}?"
-        return Draft(SPECIFIC, question, _lead(part), (passage,), doc, {})
-    if _is_api(name):
-        question = f"What does {name} do?"
-    elif name == passage.doc_title:
-        plural = name.endswith("s") and not name.endswith("ss")
-        question = f"What are the {name}?" if plural else f"What is {name}?"
-    else:
-        question = f"What does the {passage.doc_title} documentation say about {name}?"
-    return Draft(SPECIFIC, question, _lead(part), (passage,), name, {})
+        if named and term.lower() != name.lower() and 1 <= len(term.split()) <= 4:
+            if is_subject(term) and term.split()[0].lower() not in STOP | OPENERS:
+                q = forms.named_question(term, None, rng, is_api(term))
+                return Draft(SPECIFIC, q, sentence, (passage,), term, {})
+        question = forms.what_happens(sentence, name) or forms.why(sentence, name)
+        it = forms.intent(sentence, name)
+        if question is None and (it is not None or (i == 0 and passage.lead)):
+            question = forms.named_question(name, it, rng, api)
+        if question:
+            return Draft(SPECIFIC, question, _from(part, i), (passage,), name, {})
+    return None
 
 
 def paraphrased(passage: Passage, rng: random.Random) -> Draft | None:
-    """The description with the name masked: which thing does it describe?"""
-    part = _best_part(passage, rng, named=True)
-    if part is None or not part.heading:
+    """The subject withheld, its intent asked: "How do I ...?", "Which ... should I use"."""
+    part = best_part(passage, rng, named=True)
+    if part is None:
         return None
-    name = part.heading
-    masked = re.sub(re.escape(name), "it", part.sentences[0], flags=re.IGNORECASE)
-    name_words = words(name)
-    if not name_words or name_words & words(masked) == name_words or len(masked) > 240:
+    name = subject_of(part, passage)
+    if not name or name != part.heading.strip().strip("`"):
         return None
-    where = "" if name == passage.doc_title else f" in the {passage.doc_title} documentation"
-    question = f'Which topic{where} is described as: "{masked}"?'
-    reference = f"{name}: {part.sentences[0]}"
-    return Draft(PARAPHRASED, question, reference, (passage,), name, {})
+    hidden = words(name)
+    kind = forms.subject_kind(name) if is_api(name) else ""
+    for i, sentence in enumerate(part.sentences[:4]):
+        it = forms.intent(sentence, name)
+        question = forms.how_to(it, rng, kind) if it else forms.what_happens(sentence)
+        if question and not (hidden and hidden <= words(question)) and name not in question:
+            return Draft(PARAPHRASED, question, f"{name}: {sentence}", (passage,), name, {})
+    return None
 
 
-def _with(passage: Passage, term: str) -> str:
+def with_word(passage: Passage, term: str) -> str:
     """The first prose sentence of the passage that holds ``term`` as a word."""
     for part in passage.parts:
         for sentence in part.sentences:
@@ -192,45 +205,3 @@ def _with(passage: Passage, term: str) -> str:
 def word_counts(pool: list[Passage]) -> Counter[str]:
     """In how many passages each word occurs (count it once for a corpus)."""
     return Counter(w for p in pool for w in words(p.text))
-
-
-def multi(
-    first: Passage, pool: list[Passage], rng: random.Random, counts: Counter[str] | None = None
-) -> Draft | None:
-    """Two parts of one document, else two documents sharing a rare word."""
-    a = _best_part(first, rng, named=True)
-    if a is None:
-        return None
-    same = [p for p in pool if p.source == first.source and p.id != first.id]
-    rng.shuffle(same)
-    for other in same[:8]:
-        b = _best_part(other, rng, named=True)
-        if b is not None and b.heading != a.heading:
-            question = (
-                f"In the {first.doc_title} documentation, what do the sections on {a.heading} "
-                f"and {b.heading} each say?"
-            )
-            reference = f"{a.heading}: {_lead(a, 1)} {b.heading}: {_lead(b, 1)}"
-            return Draft(MULTI, question, reference, (first, other), a.heading, {"hop": "document"})
-    counts = counts if counts is not None else word_counts(pool)
-    rare = sorted(
-        (w for w in words(" ".join(a.sentences)) if 2 <= counts[w] <= 4 and len(w) > 4),
-        key=lambda w: (counts[w], w),
-    )
-    others = sorted(pool, key=lambda p: p.id)
-    rng.shuffle(others)
-    for other in others[:64]:
-        if other.source == first.source:
-            continue
-        for term in rare:
-            mine = _with(first, term)
-            theirs = _with(other, term)
-            if mine and theirs:
-                question = (
-                    f"What do the {first.doc_title} and {other.doc_title} documents each say "
-                    f"about {term}?"
-                )
-                reference = f"{first.doc_title}: {mine} {other.doc_title}: {theirs}"
-                extra = {"hop": "corpus"}
-                return Draft(MULTI, question, reference, (first, other), term, extra)
-    return None

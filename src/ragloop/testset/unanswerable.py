@@ -1,63 +1,121 @@
-"""Unanswerable questions: a neighbouring aspect of a corpus subject that no passage mentions.
+"""Unanswerable questions: near misses built from the corpus's own vocabulary.
 
-The aspect (its licence, its founder, GPU support, a mobile app ...) is one whose key words
-occur in no passage of the corpus, checked once per corpus; the reference says the documents
-do not answer, and the row keeps those key words as ``absent_terms``.
+Each asks about a real subject of the corpus, one step beside what the corpus covers:
+
+- a version the corpus never names, next to the ones it does ("What changed in CREATE INDEX
+  in PostgreSQL 17?" where the docs stop at 15);
+- a platform the corpus never names, when it does name others ("Does os.cpu_count work on
+  Haiku?" in docs that speak of Windows and Linux);
+- a neighbouring name: a named thing with one word swapped for its counterpart that the
+  corpus never uses ("Southgate Branch" beside "Northgate Branch").
+
+The missing word is checked absent from every passage (whole word), kept as
+``absent_terms``; the reference says the documents do not say.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 
-from ragloop.testset.offline import SKIP, UNANSWERABLE, Draft, is_generic
+from ragloop.testset import forms
+from ragloop.testset.offline import UNANSWERABLE, Draft, best_part, is_api, subject_of
 from ragloop.testset.passages import Passage
 
-#: neighbouring aspects: (question template, what the reference says is missing, key words)
-ASPECTS = (
-    ("Who created {x}, and in which year?", "who created {x} or when",
-     ("founded", "founder", "invented", "inventor", "creator")),
-    ("Under which software licence is {x} distributed?", "under which licence {x} is "
-     "distributed", ("licence", "license", "licensed", "licensing")),
-    ("Does {x} support GPU acceleration?", "whether {x} supports GPU acceleration",
-     ("gpu", "cuda", "graphics card")),
-    ("Is there a mobile app for {x}?", "whether there is a mobile app for {x}",
-     ("mobile app", "android", "iphone")),
-    ("How much does an enterprise subscription for {x} cost?", "what an enterprise "
-     "subscription for {x} costs", ("enterprise", "subscription", "pricing")),
-    ("What do customer reviews say about {x}?", "what customer reviews say about {x}",
-     ("review", "reviews", "rating", "ratings")),
-    ("Which awards has {x} won?", "which awards {x} has won", ("award", "awards", "prize")),
-    ("How is {x} configured on a Kubernetes cluster?", "how {x} is configured on Kubernetes",
-     ("kubernetes", "k8s")),
-    ("What carbon footprint does {x} have?", "what carbon footprint {x} has",
-     ("carbon", "emissions", "footprint")),
-    ("In which year will {x} be retired?", "when {x} will be retired",
-     ("retired", "retire", "end-of-life", "sunset")),
+PLATFORMS = (
+    "Windows", "macOS", "Linux", "FreeBSD", "OpenBSD", "Solaris", "AIX", "Android", "iOS",
+    "Haiku", "z/OS", "OpenVMS", "WebAssembly", "Raspberry Pi",
 )  # fmt: skip
+SWAPS = (
+    ("north", "south"), ("east", "west"), ("upper", "lower"), ("min", "max"), ("first", "last"),
+    ("begin", "end"), ("before", "after"), ("inner", "outer"), ("left", "right"),
+    ("read", "write"), ("input", "output"), ("encode", "decode"), ("start", "stop"),
+)  # fmt: skip
+_VERSION = re.compile(
+    r"\b(?P<product>version|release|python|postgresql|v)\s+(?P<major>\d{1,2})(?:\.(?P<minor>\d{1,2}))?\b",
+    re.IGNORECASE,
+)
 
 
-def open_aspects(corpus_words: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    """The neighbouring aspects none of whose key words occur anywhere in the corpus."""
-    return [
-        aspect
-        for aspect in ASPECTS
-        if not any(re.search(rf"\b{re.escape(k)}\b", corpus_words) for k in aspect[2])
-    ]
+_NAMED = re.compile(r"\b(?!The )[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}\b")
 
 
-def unanswerable(
-    passage: Passage, aspects: list[tuple[str, str, tuple[str, ...]]], rng: random.Random
-) -> Draft | None:
-    """A neighbouring aspect of the passage's subject (from ``open_aspects``)."""
-    if not aspects:
+def present(term: str, vocab: str) -> bool:
+    """Whether ``term`` occurs as a whole word (or phrase) in the lower-cased corpus text."""
+    return re.search(rf"(?<![\w.]){re.escape(term.lower())}(?![\w]|\.\d)", vocab) is not None
+
+
+@dataclass
+class NearMisses:
+    """What the corpus covers and the neighbours it does not, read once per corpus."""
+
+    product: str = ""
+    versions: list[str] = field(default_factory=list)
+    platforms: list[str] = field(default_factory=list)
+    vocab: str = ""
+
+    @classmethod
+    def of(cls, vocab: str) -> NearMisses:
+        found = list(_VERSION.finditer(vocab))
+        out = cls(vocab=vocab)
+        if found:
+            product = Counter(m["product"].lower() for m in found).most_common(1)[0][0]
+            out.product = {"python": "Python", "postgresql": "PostgreSQL"}.get(product, "version")
+            dotted = [m for m in found if m["minor"]]
+            if len(dotted) >= len(found) / 2:
+                major = Counter(m["major"] for m in dotted).most_common(1)[0][0]
+                top = max(int(m["minor"]) for m in dotted if m["major"] == major)
+                wanted = [f"{major}.{top + d}" for d in (2, 3, 4)]
+            else:
+                top = max(int(m["major"]) for m in found)
+                wanted = [str(top + d) for d in (2, 3, 4)]
+            out.versions = [v for v in wanted if not present(v, vocab)]
+        named = [p for p in PLATFORMS if present(p, vocab)]
+        if named:
+            out.platforms = [p for p in PLATFORMS if p not in named]
+        return out
+
+    def neighbour(self, name: str) -> tuple[str, str] | None:
+        """``name`` with one word swapped for its counterpart, when the corpus lacks it."""
+        for a, b in SWAPS:
+            for old, new in ((a, b), (b, a)):
+                match = re.search(rf"(?i)(?<![a-z]){old}", name)
+                if match:
+                    cased = new.capitalize() if match.group()[0].isupper() else new
+                    swapped = name[: match.start()] + cased + name[match.end() :]
+                    if not present(swapped, self.vocab):
+                        return swapped, swapped
         return None
-    subject = passage.subject
-    if not subject or is_generic(subject) or subject.lower() in SKIP:
-        subject = passage.doc_title
-    if not subject:
+
+
+def unanswerable(passage: Passage, near: NearMisses, rng: random.Random) -> Draft | None:
+    """A near miss about the passage's subject (None when the corpus offers none)."""
+    part = best_part(passage, rng)
+    name = subject_of(part, passage) if part else ""
+    if not name:
         return None
-    template, missing, keys = rng.choice(aspects)
-    reference = f"The documents do not say {missing.format(x=subject)}."
-    extra = {"absent_terms": list(keys), "neighbour_context_ids": [passage.id]}
-    return Draft(UNANSWERABLE, template.format(x=subject), reference, (), subject, extra)
+    it = next((i for s in part.sentences[:3] if (i := forms.intent(s, name))), None) if part else None
+    options: list[tuple[str, str, str]] = []
+    for version in near.versions[:2]:
+        v = f"{near.product} {version}" if near.product != "version" else f"version {version}"
+        options += [
+            (f"What changed in {name} in {v}?", f"what changed in {name} in {v}", version),
+            (f"Is {name} deprecated as of {v}?", f"whether {name} is deprecated as of {v}", version),
+        ]
+    for platform in near.platforms[:3] if is_api(name) else ():  # programs and functions
+        q = f"How do I {it.verb} {it.obj} on {platform}?" if it else f"Does {name} work on {platform}?"
+        options.append((q, f"how this works on {platform}", platform))
+    names = [name, *_NAMED.findall(" ".join(part.sentences[:4]) if part else "")]
+    swapped = next((s for n in names if (s := near.neighbour(n))), None)
+    if swapped:
+        other = swapped[0]
+        options.append((f"Where can I find {other}?", f"anything about {other}", other))
+        options.append((f"What is {other}?", f"anything about {other}", other))
+    if not options:
+        return None
+    question, missing, term = rng.choice(options)
+    reference = f"The documents do not say {missing}."
+    extra = {"absent_terms": [term], "neighbour_context_ids": [passage.id], "near_miss_of": name}
+    return Draft(UNANSWERABLE, question, reference, (), name, extra)

@@ -43,6 +43,11 @@ class RubricsScore(LLMMetric):
     Scores a single-turn sample or a whole conversation (RAGAS's multi-turn form, shown
     to the judge as its transcript). The sample's ``rubrics`` override the metric's.
     ``rubrics_score`` is the older ragloop name of the same metric.
+
+    ``rubrics_reference`` (multi-turn only): True (ragloop's default) shows the judge the
+    sample's ``reference`` beside the conversation; False grades the conversation alone,
+    as RAGAS 0.4.3 does (its multi-turn prompt input carries the transcript only), so
+    scores match RAGAS's. Single-turn samples always show the reference, as RAGAS does.
     """
 
     name = "domain_specific_rubrics"
@@ -53,12 +58,15 @@ class RubricsScore(LLMMetric):
     value_range = (1.0, 5.0)
     prompts: ClassVar[dict[str, Prompt]] = {"score": RUBRIC_PROMPT}
     rubrics: dict[str, str] = DEFAULT_RUBRICS
+    rubrics_reference: bool = True
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
         if not isinstance(self.rubrics, dict) or not self.rubrics:
             raise ConfigError("rubrics must be a non-empty dict like {'score1_description': ...}")
         self.rubrics = dict(self.rubrics)
+        if not isinstance(self.rubrics_reference, bool):
+            raise ConfigError("rubrics_reference must be True (show the reference) or False")
 
     @staticmethod
     def _compute_score(score: int) -> float:
@@ -73,7 +81,7 @@ class RubricsScore(LLMMetric):
     async def _ascore(self, sample: Any) -> MetricResult:
         if isinstance(sample, MultiTurnSample):
             inputs: dict[str, Any] = {"conversation": sample.pretty_repr()}
-            if sample.reference:
+            if sample.reference and self.rubrics_reference:
                 inputs["reference"] = sample.reference
             return await self._grade(inputs, sample.rubrics)
         return await self._single_turn_ascore(sample)

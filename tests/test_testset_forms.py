@@ -1,0 +1,112 @@
+"""Offline questions stand in for real ones: people's forms, no quoting, no templates, personas."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragloop.testset import generate
+from ragloop.testset.checks import MAX_QUOTED, is_subject, is_template, ngram_overlap
+from ragloop.testset.forms import how_to, intent, what_happens
+from ragloop.testset.personas import Persona
+from ragloop.testset.related import RELATED_AT
+from ragloop.testset.unanswerable import NearMisses
+from tests.conftest import CORPUS
+
+OLD_FORMS = [
+    "Does argparse.ArgumentParser.get_default support GPU acceleration?",
+    "Is there a mobile app for copy — Shallow and deep copy operations?",
+    'Which topic in the os documentation is described as: "Return the number of CPUs"?',
+    "In the os documentation, what do the sections on A and B each say?",
+    "What is Changed in version 3.8?",
+]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return [r for seed in range(3) for r in generate(CORPUS, 24, seed=seed).rows]
+
+
+def test_no_question_quotes_its_passage(rows):
+    for row in rows:
+        if row["reference_contexts"]:
+            assert ngram_overlap(row["user_input"], row["reference_contexts"]) <= MAX_QUOTED
+
+
+def test_no_template_form_and_every_kind_asks_like_a_person(rows):
+    assert all(is_template(q) for q in OLD_FORMS)
+    assert not any(is_template(r["user_input"]) for r in rows)
+    starts = ("how", "what", "which", "why", "when", "where", "can", "is", "should", "does")
+    perfect = [r["user_input"] for r in rows if r["query_style"] == "PERFECT_GRAMMAR"]
+    assert perfect and all(q.lower().startswith(starts) and q.endswith("?") for q in perfect)
+
+
+def test_multi_passage_questions_join_related_sections(rows):
+    multi = [r for r in rows if r["kind"] == "multi_passage"]
+    assert multi and all(r["relatedness"] >= RELATED_AT for r in multi)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("alpha beta gamma delta eps zeta eta theta".split()), max_size=12))
+def test_overlap_is_a_share_and_a_copy_is_all_quoted(words):
+    text = " ".join(words)
+    value = ngram_overlap(text, ["unrelated words only here"])
+    assert 0.0 <= value <= 1.0
+    assert ngram_overlap(text, [text]) == (1.0 if len(words) >= 4 else 0.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_any_seed_keeps_paraphrased_questions_off_the_passage(seed):
+    ts = generate(CORPUS, 10, seed=seed, mix={"single_hop_paraphrased_query_synthesizer": 1})
+    for row in ts.rows:
+        assert ngram_overlap(row["user_input"], row["reference_contexts"]) <= MAX_QUOTED
+        assert row["subject"].lower() not in row["user_input"].lower()
+
+
+def test_intents_read_the_action_and_a_short_object():
+    it = intent("Return the number of CPUs in the system.", "os.cpu_count()")
+    assert (it.verb, it.obj) == ("get", "the number of CPUs")
+    assert intent("CREATE INDEX constructs an index on the column.", "CREATE INDEX").obj == "an index"
+    assert intent("Return True if x is a NaN.") is None  # "True" is no thing to ask for
+    question = how_to(it, random.Random(0), "function")
+    assert "number of CPUs" in question and ngram_overlap(question, ["the number of CPUs"]) <= 0.5
+    assert what_happens("If it is used, nothing.") is None
+    assert what_happens("If the file does not exist, an error is raised.", "os.remove") == (
+        "What happens with os.remove when the file does not exist?"
+    )
+
+
+def test_edit_notes_never_become_subjects(tmp_path):
+    assert not is_subject("Changed in version 3.8") and not is_subject("New in version 3.2")
+    assert is_subject("os.makedirs") and is_subject("Late Fees")
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    text = "# Tool\n\n## Changed in version 3.8\n\nThe tool returns a list of the saved files now.\n"
+    (corpus / "a.md").write_text(text * 1)
+    ts = generate(corpus, 4, seed=0)
+    assert not any("changed in version" in r["user_input"].lower() for r in ts.rows)
+
+
+def test_near_misses_come_from_the_corpus_vocabulary():
+    vocab = "added in version 3.10. changed in version 3.12. works on windows and linux."
+    near = NearMisses.of(vocab)
+    assert near.product == "version" and near.versions == ["3.14", "3.15", "3.16"]
+    assert "Windows" not in near.platforms and "FreeBSD" in near.platforms
+    assert NearMisses(vocab="the northgate branch").neighbour("Northgate Branch") == (
+        "Southgate Branch",
+        "Southgate Branch",
+    )
+
+
+def test_a_persona_steers_the_questions_to_its_topics():
+    persona = Persona.parse("Treasurer: pays late fees and fines for overdue items")
+    assert persona.name == "Treasurer"
+    ts = generate(CORPUS, 6, seed=0, personas=[persona], mix={"single_hop_specific_query_synthesizer": 1})
+    assert all(r["persona_name"] == "Treasurer" for r in ts.rows)
+    assert "late-fees.md" in ts.rows[0]["reference_doc_ids"]
+    plain = generate(CORPUS, 6, seed=0, mix={"single_hop_specific_query_synthesizer": 1})
+    assert "persona_name" not in plain.rows[0]
