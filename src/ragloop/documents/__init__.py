@@ -19,7 +19,9 @@ build on::
 
 Formats (by suffix): reStructuredText (docutils, with tolerant handlers for Sphinx roles and
 directives), Markdown (markdown-it-py), HTML (lxml; the main content without navigation), PDF
-(pypdf; one section per page under its bookmarks), plain text. Any other suffix raises
+(pypdf; one section per page under its bookmarks), AsciiDoc (sections, labelled lists,
+listing blocks), plain text (a ``.txt`` written in AsciiDoc, reST or Markdown is read as
+that). Any other suffix raises
 ``DocumentError("unsupported format ...")`` so the caller can report and skip the file.
 """
 
@@ -46,7 +48,10 @@ FORMATS = {
     ".htm": "html",
     ".xhtml": "html",
     ".pdf": "pdf",
-    ".txt": "text",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
+    ".asc": "asciidoc",
+    ".txt": "text",  # read as AsciiDoc, reST or Markdown when it is written in one
     ".text": "text",
 }
 SUFFIXES = tuple(FORMATS)
@@ -103,7 +108,16 @@ def parse_text(text: str, path: str | Path, fmt: str | None = None) -> ParsedDoc
         from ragloop.documents.html import parse_html
 
         return parse_html(text, path)
+    if fmt == "asciidoc":
+        from ragloop.documents.asciidoc import parse_asciidoc
+
+        return parse_asciidoc(text, path)
     if fmt == "text":
+        from ragloop.documents.sniff import sniff_markup
+
+        markup = sniff_markup(text)
+        if markup != "text":
+            return parse_text(text, path, markup)
         from ragloop.documents.text import parse_text as parse_plain
 
         return parse_plain(text, path)

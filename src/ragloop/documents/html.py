@@ -8,6 +8,7 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
+from ragloop.documents.html_pages import PROFILES, Profile, densest, detect, first
 from ragloop.documents.model import DocumentError, ParsedDocument, SectionBuilder, clean_text, words
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
@@ -42,16 +43,34 @@ def _is_navigation(el: etree._Element) -> bool:
     if el.tag in _DROP_TAGS:
         return True
     classes = set((el.get("class") or "").split())
+    if el.tag == "a" and classes == {"header"}:  # mdBook wraps each heading's text in one
+        return False
     return bool(classes & set(_DROP_CLASSES)) or (el.get("role") or "") in _DROP_ROLES
 
 
-def _root(doc: etree._Element) -> etree._Element:
-    for xpath in _MAIN:
-        found = doc.xpath(xpath)
-        if found:
-            return found[0]
+def _root(doc: etree._Element, profile: Profile) -> etree._Element:
+    """The main content: the generator's container, a known one, else the densest block."""
+    found = first(doc, profile.content + _MAIN)
+    if found is not None:
+        return found
     body = doc.find("body")
-    return body if body is not None else doc
+    return densest(body) if body is not None else doc
+
+
+def _agree(heading: str, page_title: str) -> bool:
+    """Whether a heading and the page's <title> name the same thing ("Page - Site" agrees)."""
+    a, b = (re.sub(r"\W+", " ", t).strip().casefold() for t in (heading, page_title))
+    return bool(a and b) and (a in b or b in a)
+
+
+def _walked(el: etree._Element, root: etree._Element) -> bool:
+    """Whether reading ``root`` reaches ``el`` (inside it, under no navigation)."""
+    for parent in el.iterancestors():
+        if parent is root:
+            return True
+        if _is_navigation(parent):
+            return False
+    return False
 
 
 class _Walker:
@@ -211,19 +230,43 @@ def _document(text: str) -> etree._Element:
 
 
 def parse_html(text: str, path: Path) -> ParsedDocument:
-    """Parse an HTML page into sections of its main content; <pre> blocks stay whole."""
+    """Parse an HTML page into sections of its main content; <pre> blocks stay whole.
+
+    The title is where the page's generator keeps it (``html_pages.PROFILES``), else the
+    content's first heading, else a page ``<h1>`` outside it, else ``<title>``; a title or
+    identity block (asciidoc's NAME) outside the content is read first, so the page's first
+    section says what it is.
+    """
     doc = _document(text)
+    generator = detect(doc)
+    profile = PROFILES.get(generator, Profile())
     page_title = clean_text(doc.findtext(".//title") or "")
-    root = _root(doc)
-    first = next((h for h in root.iter(*_HEADINGS) if not _is_navigation(h)), None)
-    heading = clean_text(visible_text(first)) if first is not None else ""
+    for xpath in profile.drop:
+        for el in doc.xpath(xpath):
+            if el.getparent() is not None:
+                el.drop_tree()
+    root = _root(doc, profile)
+    title_el = first(doc, profile.title)
+    if title_el is None:
+        title_el = next((h for h in root.iter(*_HEADINGS) if not _is_navigation(h)), None)
+    if title_el is None:
+        title_el = next((h for h in doc.iter("h1") if not _is_navigation(h)), None)
+    heading = clean_text(visible_text(title_el)) if title_el is not None else ""
+    if not profile.title and heading and page_title and not _agree(heading, page_title):
+        heading, title_el = page_title, None  # "1. Syntax" on a page <title>d "CREATE TABLE"
     title = heading or page_title or path.stem
     walker = _Walker(title)
+    prelude = first(doc, profile.prelude)
+    if prelude is not None and not _walked(prelude, root) and prelude is not root:
+        walker.walk(prelude)
+        walker.flush()
+    elif heading and (title_el is None or not _walked(title_el, root)):
+        walker.out.heading(1, heading, title_el.get("id") if title_el is not None else None)
     walker.buffer.append(root.text or "")
     for child in root:
         walker.walk(child)
     walker.flush()
-    return ParsedDocument(path, title, walker.out.finish())
+    return ParsedDocument(path, title, walker.out.finish(), generator=generator)
 
 
 def html_fragment_text(fragment: str) -> str:

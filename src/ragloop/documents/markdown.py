@@ -13,14 +13,25 @@ from ragloop.documents.model import ParsedDocument, SectionBuilder, clean_text, 
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?\n)(?:---|\.\.\.)\s*\n", re.DOTALL)
 _FM_TITLE = re.compile(r"^title:\s*['\"]?(.+?)['\"]?\s*$", re.MULTILINE)
+_MYST_ROLE = re.compile(r"\{[\w:.+-]+\}$")
+_ROLE_TARGET = re.compile(r"\s*<[^<>]+>$")
 _PARSER = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
 
 def inline_text(token: Token) -> str:
     """The visible text of an inline token: emphasis and links unwrapped, code as its text."""
     parts: list[str] = []
-    for child in token.children or []:
-        if child.type in {"text", "code_inline"}:
+    children = token.children or []
+    role = False
+    for n, child in enumerate(children):
+        if child.type == "text" and n + 1 < len(children) and children[n + 1].type == "code_inline":
+            role = bool(_MYST_ROLE.search(child.content))  # {pypi}`truststore`: its text
+            parts.append(_MYST_ROLE.sub("", child.content))
+            continue
+        if child.type == "code_inline" and role:  # {ref}`the guide <target>`: "the guide"
+            parts.append(_ROLE_TARGET.sub("", child.content) or child.content)
+            role = False
+        elif child.type in {"text", "code_inline"}:
             parts.append(child.content)
         elif child.type in {"softbreak", "hardbreak"}:
             parts.append(" ")

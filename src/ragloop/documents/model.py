@@ -73,6 +73,8 @@ class ParsedDocument:
     title: str
     sections: list[Section] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: what wrote it, when the reader can tell ("asciidoc", "sphinx", "docbook", ...)
+    generator: str = ""
 
     @property
     def text(self) -> str:
@@ -100,7 +102,10 @@ class SectionBuilder:
         self._records = 0
 
     def _path(self) -> tuple[str, ...]:
-        path = tuple(t for _, t in self.stack if t)
+        path: tuple[str, ...] = ()
+        for _, t in self.stack:  # a heading that repeats its parent's (or the page's) title
+            if t and (not path or path[-1] != t) and (path or t != self.doc_title):
+                path = (*path, t)
         if self.doc_title and (not path or path[0] != self.doc_title):
             path = (self.doc_title, *path)
         return path
