@@ -34,6 +34,7 @@ def index(
     from ragloop.errors import ConfigError
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index, check_replace
+    from ragloop.safety.paths import check_output
 
     settings = load_settings(embeddings=embeddings)
     if demo == (path is not None):
@@ -45,10 +46,7 @@ def index(
     if not corpus.is_dir():
         raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
     target = out or settings.index_dir
-    if target.resolve() == corpus.resolve() or target.resolve() in corpus.resolve().parents:
-        raise ConfigError(
-            f"--out {target} would hold the corpus {corpus} itself: pick a folder outside it"
-        )
+    check_output(target, [("corpus", corpus)])  # not the corpus, not inside it, not holding it
     replaced = check_replace(  # a user's folder or another corpus's index is never replaced
         target,
         corpus,
