@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ragloop.cli import app, console, friendly, progress_bar
+from ragloop.cli import app, console, friendly, progress_bar, read_stdin_arg
 from ragloop.config import load_settings
 from ragloop.safety.console import plain
 
@@ -120,7 +120,7 @@ def index(
 @app.command()
 @friendly
 def retrieve(
-    question: str = typer.Argument(..., help="the question to retrieve for"),
+    question: str = typer.Argument(..., help="the question to retrieve for; - reads stdin"),
     retriever: str = typer.Option(
         "hybrid", "--retriever", "-r", help="dense, sparse, hybrid or a registered name"
     ),
@@ -136,6 +136,7 @@ def retrieve(
     from ragloop.retrievers.index import load_index
     from ragloop.retrievers.registry import get_retriever
 
+    question = read_stdin_arg(question, "question")
     if not question.strip():
         raise ConfigError('the question is empty: pass some text, e.g. ragloop retrieve "..."')
     settings = load_settings()
