@@ -1,4 +1,4 @@
-"""Text from argv, stdin, files and the API is decoded one way: invalid bytes replaced, said once."""
+"""Text from argv, stdin, files and the API is decoded one way: bad bytes replaced, said once."""
 
 from __future__ import annotations
 
