@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 class FakeTavily:
-    """Serve ``pages`` (dicts with url/title/content) for every search; log each request."""
+    """Serve ``pages`` (dicts with url/title/content) for every search; log each request.
 
-    def __init__(self, pages: list[dict[str, Any]]):
+    ``status`` other than 200 answers every search with that error; ``delay`` seconds of
+    silence first play a hanging server.
+    """
+
+    def __init__(self, pages: list[dict[str, Any]], status: int = 200, delay: float = 0.0):
         self.pages = pages
+        self.status = status
+        self.delay = delay
         self.requests: list[dict[str, Any]] = []
         fake = self
 
@@ -25,11 +33,15 @@ class FakeTavily:
                 n = int(body.get("max_results") or 5)
                 results = [dict(p, score=0.9 - i / 10) for i, p in enumerate(fake.pages[:n])]
                 data = json.dumps({"query": body.get("query"), "results": results}).encode()
-                self.send_response(200 if self.path == "/search" else 404)
+                time.sleep(fake.delay)
+                if fake.status != 200:
+                    data = json.dumps({"detail": {"error": "server error"}}).encode()
+                self.send_response(fake.status if self.path == "/search" else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(data)  # fails when the client gave up waiting
 
             def log_message(self, *args: Any) -> None:
                 pass

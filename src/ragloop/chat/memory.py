@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from ragloop.redact import redact_value
@@ -22,10 +23,23 @@ def _secrets() -> list[str]:
     return secret_values()
 
 
+def checkpoint_serde() -> JsonPlusSerializer:
+    """LangGraph's serializer in strict mode: reading a checkpoint back builds only safe types.
+
+    The permissive default rebuilds any ``module.name(arg)`` a checkpoint names, so a
+    crafted chat memory could call ``os.system``; strict mode allows LangGraph's list of
+    safe types (messages, dates, ...), enough for ragloop's JSON state. Never pickles.
+    """
+    return JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=None)
+
+
 class RedactingWrites:
     """Mixin for an async LangGraph checkpointer: checkpoint values, metadata and pending
     writes pass one redaction pass before the saver it is mixed into stores them (SQLite
-    here, Postgres in ``ragloop.serve.chatmemory``)."""
+    here, Postgres in ``ragloop.serve.chatmemory``); what it reads back builds safe types only."""
+
+    def __init__(self, *args: Any, serde: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, serde=serde or checkpoint_serde(), **kwargs)  # type: ignore[call-arg]
 
     async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
         secrets = _secrets()

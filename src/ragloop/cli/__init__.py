@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ragloop.errors import ConfigError, RagloopError, UnknownNameError
+from ragloop.safety.encoding import clean_text, decode_bytes
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -73,15 +74,42 @@ def _main(
     """ragloop: a self-correcting RAG pipeline with its evaluation built in."""
 
 
+#: what has already been told about replaced bytes (each input kind said once)
+_REPLACED_SAID: set[str] = set()
+
+
+def user_text(value: str, what: str, replaced: bool = False) -> str:
+    """Text a user typed or piped, decoded like a file: invalid bytes become U+FFFD, said once.
+
+    ``replaced``: the caller already replaced some (bytes decoded with ``decode_bytes``).
+    """
+    text, cleaned = clean_text(value)
+    if (replaced or cleaned) and what not in _REPLACED_SAID:
+        _REPLACED_SAID.add(what)
+        err_console.print(
+            f"note: the {what} held bytes that are not UTF-8; they were replaced with U+FFFD",
+            markup=False,
+            highlight=False,
+        )
+    return text
+
+
 def read_stdin_arg(value: str, what: str) -> str:
-    """``-`` means: read ``what`` from standard input (``ragloop ask -``)."""
+    """``-`` means: read ``what`` from standard input (``ragloop ask -``).
+
+    Either way the text is decoded as a file is (BOMs, UTF-16, invalid bytes replaced).
+    """
     import sys
 
     if value != STDIN:
-        return value
+        return user_text(value, what)
     if sys.stdin is None or sys.stdin.isatty():
         raise ConfigError(f"'-' reads the {what} from standard input: pipe something into it")
-    return sys.stdin.read()
+    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if isinstance(raw, str):
+        return user_text(raw, what)
+    text, replaced = decode_bytes(raw)
+    return user_text(text, what, replaced)
 
 
 TIMEOUT_HELP = "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT, default 60)"

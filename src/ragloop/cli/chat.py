@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from ragloop.cli import (
     err_console,
     friendly,
     llm_knobs,
+    user_text,
 )
 from ragloop.cli.graph import show_result
 from ragloop.config import load_settings
@@ -120,7 +123,13 @@ def _command(session: Any, text: str) -> bool:
 
 
 def chat_loop(session: Any) -> None:
-    """Read lines until quit/exit/:q or end of input; an empty line is ignored."""
+    """Read lines until quit/exit/:q or end of input; an empty line is ignored.
+
+    Bytes that are not UTF-8 reach the loop as surrogate escapes (not a crash) and are
+    replaced with U+FFFD there, as in a file.
+    """
+    with contextlib.suppress(AttributeError, ValueError):  # a test's stdin may not reconfigure
+        sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     while True:
         try:
             line = console.input("[bold cyan]you>[/] ")
@@ -130,7 +139,7 @@ def chat_loop(session: Any) -> None:
         except KeyboardInterrupt:
             console.print("\n(quit or Ctrl-D to leave)")
             continue
-        text = line.strip()
+        text = user_text(line, "chat input").strip()
         if not text:
             continue
         if is_quit(text):

@@ -179,6 +179,11 @@ def eval_command(
     topics: str = typer.Option(None, "--topics", help="with --threads: allowed topics, a,b,c"),
 ) -> None:
     """Score a dataset (or recorded traffic) with metrics; bad rows are reported, never fatal."""
+    if out is not None:  # before any scoring: not an input, not a folder of the user's files
+        from ragloop.safety.paths import check_output
+
+        inputs = [("dataset", dataset), ("index", index_dir), ("traces", traces)]
+        check_output(out, [*inputs, ("chat memory", threads)], kind="output")
     if traces is not None:
         from ragloop.cli.chat import report_traces
 

@@ -100,8 +100,9 @@ def experiment_command(
     wide: bool = typer.Option(False, "--wide", help="every column of results.csv, however wide"),
 ) -> None:
     """Compare configurations (retrievers, prompts, judge modes) on a dataset and pick the best."""
-    from ragloop.experiments.experiment import ExperimentInterrupted, run_experiment
+    from ragloop.experiments.experiment import ExperimentInterrupted, inputs_of, run_experiment
     from ragloop.experiments.spec import load_spec
+    from ragloop.safety.paths import check_output
 
     checked = load_spec(spec)  # every problem in the spec is reported before any work
     if out is not None:  # with --out, nothing is written outside it (the cache included)
@@ -109,6 +110,7 @@ def experiment_command(
 
         from ragloop.safety import claim_output_folder
 
+        check_output(out, inputs_of(checked), kind="output")
         checked = dataclasses.replace(
             checked, out=claim_output_folder(out), cache_dir=out / "cache"
         )

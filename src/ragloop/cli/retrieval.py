@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ragloop.cli import app, console, friendly, progress_bar
+from ragloop.cli import app, console, friendly, progress_bar, read_stdin_arg
 from ragloop.config import load_settings
 from ragloop.safety.console import plain
 
@@ -34,6 +34,7 @@ def index(
     from ragloop.errors import ConfigError
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index, check_replace
+    from ragloop.safety.paths import check_output
 
     settings = load_settings(embeddings=embeddings)
     if demo == (path is not None):
@@ -45,10 +46,7 @@ def index(
     if not corpus.is_dir():
         raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
     target = out or settings.index_dir
-    if target.resolve() == corpus.resolve() or target.resolve() in corpus.resolve().parents:
-        raise ConfigError(
-            f"--out {target} would hold the corpus {corpus} itself: pick a folder outside it"
-        )
+    check_output(target, [("corpus", corpus)])  # not the corpus, not inside it, not holding it
     replaced = check_replace(  # a user's folder or another corpus's index is never replaced
         target,
         corpus,
@@ -122,7 +120,7 @@ def index(
 @app.command()
 @friendly
 def retrieve(
-    question: str = typer.Argument(..., help="the question to retrieve for"),
+    question: str = typer.Argument(..., help="the question to retrieve for; - reads stdin"),
     retriever: str = typer.Option(
         "hybrid", "--retriever", "-r", help="dense, sparse, hybrid or a registered name"
     ),
@@ -138,6 +136,7 @@ def retrieve(
     from ragloop.retrievers.index import load_index
     from ragloop.retrievers.registry import get_retriever
 
+    question = read_stdin_arg(question, "question")
     if not question.strip():
         raise ConfigError('the question is empty: pass some text, e.g. ragloop retrieve "..."')
     settings = load_settings()

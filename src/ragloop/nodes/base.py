@@ -138,6 +138,8 @@ class Deps:
     condenser: Any = None
     #: where each chunk's section starts (``retrievers.sections.SectionStarts``), when known
     section_starts: Any = None
+    #: seconds an optional source (web, a plug-in retriever) may take (None: the node's default)
+    source_timeout_s: float | None = None
     #: called with the finished turn's state and thread id (a server records its traces here)
     on_turn: Callable[[dict[str, Any], str], None] | None = None
     #: the context of a run whose caller sent none (a server's RAGLOOP_* settings)

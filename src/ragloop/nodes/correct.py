@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps
+from ragloop.nodes.retrieve import unavailable
 from ragloop.state import Action, State, add_step
 
 #: by verdict: low relevance -> other retriever or rewrite; relevant but incomplete -> web
@@ -85,7 +86,8 @@ def make_correct(deps: Deps) -> Any:
         verdict = state["judgment"]["verdict"]
         iteration = state.get("iteration", 0) + 1
         tried = {(s, q) for s, q in state.get("tried", [])}
-        names = deps.available_retrievers(ctx.retrievers)
+        down = unavailable(state)
+        names = [n for n in deps.available_retrievers(ctx.retrievers) if n not in down]
         base = _last_kb(state, names)
         query = state["query"]
         actions = list(state.get("actions", []))
@@ -146,6 +148,8 @@ def make_correct(deps: Deps) -> Any:
             elif action == "web":
                 if deps.web is None:
                     why = "no web search configured (set TAVILY_API_KEY or a web corpus)"
+                elif "web" in down:
+                    why = down["web"]
                 elif ("web", query) in tried:
                     why = "the web was already searched with this query"
                 else:

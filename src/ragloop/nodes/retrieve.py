@@ -2,13 +2,44 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
 from ragloop.nodes.base import Deps, search, to_item
-from ragloop.state import ContextItem, State, add_step
+from ragloop.retrievers.registry import BUILTIN_RETRIEVERS
+from ragloop.state import Action, ContextItem, State, add_step
+
+#: how long an optional source (the web, a plug-in retriever) may take before it is skipped
+SOURCE_TIMEOUT_S = 30.0
+
+
+def optional(source: str) -> bool:
+    """A source the answer can do without: the web and any retriever not built in.
+
+    The built-in retrievers read the local index; their failure is a real error. An
+    optional source that fails (an HTTP 500, a hang, a server down) is skipped instead,
+    with its reason in the path, and the answer comes from what remains.
+    """
+    return source not in BUILTIN_RETRIEVERS
+
+
+def unavailable(state: State) -> dict[str, str]:
+    """The sources that failed earlier in this run, with why (``correct`` skips them)."""
+    return {
+        str(a.get("retriever")): str(a.get("reason", ""))
+        for a in state.get("actions", [])
+        if a.get("action") == "unavailable"
+    }
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "no reply in time"
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def section_starts(deps: Deps, source: str, items: list[ContextItem]) -> list[ContextItem]:
@@ -38,14 +69,36 @@ def make_retrieve(deps: Deps) -> Any:
     async def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         source, query = state["retriever"], state["query"]
-        if source == "web":
-            docs = await deps.web.asearch(query, ctx.k)
-            items = [to_item(d, origin="web") for d in docs]
-        else:
-            docs = await search(deps.retrievers[source], query, ctx.k)
-            items = [to_item(d) for d in docs]
-        starts = section_starts(deps, source, items)
         tried = [*state.get("tried", []), [source, query]]
+        if source == "web":
+            run = deps.web.asearch(query, ctx.k)
+        else:
+            run = search(deps.retrievers[source], query, ctx.k)
+        if not optional(source):
+            docs = await run
+        else:
+            limit = deps.source_timeout_s or SOURCE_TIMEOUT_S
+            try:
+                docs = await asyncio.wait_for(run, limit)
+            except Exception as exc:  # noqa: BLE001 - any failure of an optional source
+                why = _why(exc)
+                action = Action(
+                    action="unavailable",
+                    reason=f"{source} failed ({why}); skipped",
+                    retriever=source,
+                    query=query,
+                    iteration=state.get("iteration", 0),
+                )
+                detail = f"{source} is unavailable ({why}): skipped, answering from the rest"
+                return {
+                    "candidates": [],
+                    "tried": tried,
+                    "actions": [*state.get("actions", []), action],
+                    "steps": add_step(state, "retrieve", detail),
+                }
+        origin = "web" if source == "web" else "kb"
+        items = [to_item(d, origin=origin) for d in docs]
+        starts = section_starts(deps, source, items)
         detail = f"{source} returned {len(items)} chunk(s) for '{query}'"
         if starts:
             detail += f", and the start of {len(starts)} section(s) they continue"

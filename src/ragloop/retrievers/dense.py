@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import faiss
 import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
@@ -16,9 +18,11 @@ from ragloop.embeddings.batching import EmbedPlan, Progress, embed_texts
 from ragloop.embeddings.cache import VectorCache
 from ragloop.errors import IndexError_
 from ragloop.retrievers.base import ScoredRetriever
+from ragloop.safety import atomic_write_text
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
+    from langchain_community.docstore.in_memory import InMemoryDocstore
     from langchain_community.vectorstores import FAISS
     from langchain_community.vectorstores.utils import DistanceStrategy
 
@@ -94,21 +98,54 @@ def build_faiss(
     )
 
 
+#: the files of a dense index: FAISS's own binary index and a JSON docstore (no pickle)
+FAISS_FILE = "index.faiss"
+DOCSTORE_FILE = "docstore.json"
+
+
 def save_faiss(store: FAISS, folder: Path) -> None:
-    """Write the FAISS index and its docstore under ``folder``."""
-    store.save_local(str(folder))
+    """Write the FAISS index (its own format) and the docstore (JSON) under ``folder``.
+
+    LangChain's ``save_local`` pickles the docstore, and reading a pickle runs whatever
+    code it names; an index folder is data users copy and download, so nothing in it may.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    faiss.write_index(store.index, str(folder / FAISS_FILE))
+    rows = []
+    for pos in range(len(store.index_to_docstore_id)):
+        doc_id = store.index_to_docstore_id[pos]
+        doc = store.docstore.search(doc_id)
+        rows.append({"id": doc_id, "text": doc.page_content, "metadata": doc.metadata})
+    atomic_write_text(folder / DOCSTORE_FILE, json.dumps(rows, ensure_ascii=False))
 
 
 def load_faiss(folder: Path, embeddings: Embeddings) -> FAISS:
-    """Read an index this project wrote (its pickle is our own file, so loading it is safe)."""
-    store = FAISS.load_local(
-        str(folder),
-        NormalizedEmbeddings(embeddings),
-        allow_dangerous_deserialization=True,
+    """Read what ``save_faiss`` wrote; a pickled docstore of an older version is refused.
+
+    Nothing here unpickles: FAISS reads its own binary format, the docstore is JSON.
+    """
+    if not (folder / DOCSTORE_FILE).is_file():
+        legacy = " (it holds a pickled docstore, index.pkl, which is never read)"
+        raise IndexError_(
+            f"the dense index at {folder} was written by an older ragloop"
+            f"{legacy if (folder / 'index.pkl').exists() else ''}: rebuild the index with "
+            "`ragloop index PATH --out INDEX --force`"
+        )
+    index = faiss.read_index(str(folder / FAISS_FILE))
+    rows = json.loads((folder / DOCSTORE_FILE).read_text(encoding="utf-8"))
+    if not isinstance(rows, list) or len(rows) != index.ntotal:
+        raise IndexError_(f"{folder / DOCSTORE_FILE} does not match {FAISS_FILE}: rebuild it")
+    docs = {
+        str(r["id"]): Document(id=str(r["id"]), page_content=r["text"], metadata=r["metadata"])
+        for r in rows
+    }
+    return FAISS(
+        NormalizedEmbeddings(embeddings, int(index.d)),
+        index,
+        InMemoryDocstore(docs),
+        {pos: str(r["id"]) for pos, r in enumerate(rows)},
         distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
     )
-    store.embedding_function = NormalizedEmbeddings(embeddings, int(store.index.d))
-    return store
 
 
 class DenseRetriever(ScoredRetriever):

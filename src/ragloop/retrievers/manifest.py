@@ -15,8 +15,9 @@ from ragloop.errors import IndexError_
 from ragloop.retrievers.corpus import fingerprint
 from ragloop.safety.owned import check_replaceable
 
-FORMAT_VERSION = 4  # 2: Markdown split at headings; 3: dense vectors carry the title;
-# 4: chunks come from ragloop.documents (parsed sections with heading paths, fenced code)
+FORMAT_VERSION = 5  # 2: Markdown split at headings; 3: dense vectors carry the title;
+# 4: chunks come from ragloop.documents (parsed sections with heading paths, fenced code);
+# 5: the dense docstore is JSON (before: LangChain's pickle, which is never read any more)
 
 
 #: the modules whose code decides what a chunk is and what is embedded for it
@@ -72,7 +73,11 @@ def stale_reasons(
     """Why an index cannot be used as it is (empty when it can)."""
     reasons = []
     if manifest.get("format") != FORMAT_VERSION:
-        reasons.append(f"index format {manifest.get('format')} is not {FORMAT_VERSION}")
+        old = isinstance(manifest.get("format"), int) and manifest["format"] < 5
+        reasons.append(
+            f"index format {manifest.get('format')} is not {FORMAT_VERSION}"
+            + (" (an older ragloop's index, with a pickle that is never read)" if old else "")
+        )
     elif manifest.get("chunker") != chunker_fingerprint():
         reasons.append("its chunks were made by another version of ragloop's parsers")
     reasons += mismatch_reasons(manifest, embeddings_spec, embeddings)

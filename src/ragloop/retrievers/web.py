@@ -38,7 +38,13 @@ class TavilyWebSearch:
 
     name = "tavily"
 
-    def __init__(self, api_key: str, api_base_url: str | None = None, client: Any = None):
+    def __init__(
+        self,
+        api_key: str,
+        api_base_url: str | None = None,
+        client: Any = None,
+        timeout: float = 20.0,
+    ):
         if not api_key:
             raise ProviderError("TAVILY_API_KEY is empty: export it or use the web corpus")
         from ragloop.extras import require
@@ -49,10 +55,11 @@ class TavilyWebSearch:
         if api_base_url:
             kwargs["api_base_url"] = api_base_url
         self._client = client or TavilyClient(**kwargs)
+        self.timeout = timeout  # a hanging server costs this much, then the web is skipped
 
     def search(self, query: str, k: int = 5) -> list[Document]:
         try:
-            data = self._client.search(query, max_results=k)
+            data = self._client.search(query, max_results=k, timeout=self.timeout)
         except Exception as exc:  # noqa: BLE001 - the client's errors may echo the key
             raise ProviderError(f"Tavily search failed ({type(exc).__name__})") from None
         docs = []

@@ -47,3 +47,24 @@ def decode_bytes(raw: bytes) -> tuple[str, bool]:
     encoding = encoding or "utf-8"
     text = raw[skip:].decode(encoding, errors="replace")
     return text, "\ufffd" in text and "\ufffd".encode(encoding) not in raw
+
+
+def clean_text(value: str) -> tuple[str, bool]:
+    """``value`` with lone surrogates turned back into bytes and decoded like a file's.
+
+    Python hands undecodable argv bytes over as surrogate escapes, and JSON may carry lone
+    ``\\ud800``-style escapes; neither can be encoded, so tokenizers and terminals fail on
+    them. They become U+FFFD here, as invalid bytes in a file do (``decode_bytes``);
+    the flag says whether anything was replaced, so the caller can say so once.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return value, False
+    try:
+        raw = value.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:  # surrogates that were never bytes
+        raw = value.encode("utf-8", errors="surrogatepass")
+    return raw.decode("utf-8", errors="replace"), True
