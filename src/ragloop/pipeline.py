@@ -18,6 +18,7 @@ from ragloop.graph.builder import build_graph, recursion_limit
 from ragloop.graph.result import RunResult
 from ragloop.nodes.base import Deps
 from ragloop.retrievers.sections import SectionStarts
+from ragloop.state import State
 
 
 class CallCounter(BaseCallbackHandler):
@@ -57,7 +58,8 @@ class Pipeline:
         self.deps = deps
         self.context = context
         self.model = model
-        self.graph = build_graph(deps, checkpointer=checkpointer)
+        # the full state: a RunResult carries the contexts, actions and draft as well
+        self.graph = build_graph(deps, checkpointer=checkpointer, output_schema=State)
         #: what it answers from (corpus, index, web), filled in by ``build_pipeline``
         self.sources: dict[str, str] = {}
 

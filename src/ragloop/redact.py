@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 REDACTED = "[REDACTED]"
 
 #: a pattern's first group, when it has one, is kept ("api_key=", "Authorization: ")
@@ -44,7 +46,8 @@ def redact_text(
 
 
 def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """``value`` with every string inside it (dict keys and values, lists, tuples) redacted.
+    """``value`` with every string inside it (dict keys and values, lists, tuples, the fields
+    of pydantic models such as LangChain messages) redacted.
 
     Other objects pass through; an exception that carries a secret becomes a ``RuntimeError``
     of its redacted text (its type name kept in the text), so a stored error never holds a key.
@@ -62,4 +65,9 @@ def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
         return [redact_value(v, secrets) for v in value]
     if isinstance(value, tuple):
         return tuple(redact_value(v, secrets) for v in value)
+    if isinstance(value, BaseModel):  # a LangChain message in the chat state, say
+        fields = type(value).model_fields
+        return value.model_copy(
+            update={name: redact_value(getattr(value, name), secrets) for name in fields}
+        )
     return value

@@ -12,7 +12,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langgraph_sdk.runtime import ServerRuntime
 
 _LOCK = threading.Lock()
 _GRAPH: Any = None
@@ -27,7 +30,12 @@ def build_server_graph(settings: Any = None) -> Any:
 
     settings = settings or load_settings()
     pipe = build_pipeline(settings)
-    extras = {**pipe.deps.extras, "traces": trace_store(settings), "model": pipe.model}
+    extras = {
+        **pipe.deps.extras,
+        "traces": trace_store(settings),
+        "model": pipe.model,
+        "max_question_chars": settings.max_question_chars,
+    }
     retrievers = pipe.deps.retrievers
     if settings.database_url:
         retrievers = with_postgres_index(settings.database_url, retrievers, settings.k)
@@ -73,9 +81,35 @@ def with_postgres_index(url: str, retrievers: Any, k: int) -> Mapping[str, Any]:
     return _Retrievers(pg_retrievers(store, index.faiss.embedding_function, k=k), retrievers)
 
 
-def make_graph() -> Any:
-    """The server's graph, built once per process on first use (thread-safe)."""
+def check_context_keys(context: Any) -> None:
+    """Refuse a run context with a key the graph's ``Context`` does not have, naming it.
+
+    LangGraph Server drops such keys silently, so ``{"index_dir": "/etc"}`` would look
+    accepted; server settings (index, corpus, database) are fixed where the server starts.
+    """
+    from ragloop.config import Context
+    from ragloop.errors import ConfigError
+
+    if not isinstance(context, Mapping):
+        return
+    known = [f.name for f in dataclasses.fields(Context)]
+    unknown = sorted(str(k) for k in context if k not in known)
+    if unknown:
+        names = ", ".join(f"'{k}'" for k in unknown)
+        raise ConfigError(
+            f"unknown context key {names}: a run's context takes {', '.join(known)}; "
+            "the index, corpus and database are the server's settings (RAGLOOP_* where it starts)"
+        )
+
+
+def make_graph(runtime: ServerRuntime = None) -> Any:  # type: ignore[assignment]
+    """The server's graph, built once per process on first use (thread-safe).
+
+    LangGraph Server hands the factory the run's ``runtime``; a run's context is checked
+    here, before the run starts (``check_context_keys``).
+    """
     global _GRAPH
+    check_context_keys(getattr(runtime, "context", None))
     with _LOCK:
         if _GRAPH is None:
             _GRAPH = build_server_graph()
