@@ -64,7 +64,11 @@ def test_chat_turns_restart_resume_follow_up_and_trace(data_dir):
     assert second.exit_code == 0, out  # end of input leaves cleanly
     assert "thread demo (resumed, 1 earlier turn(s))" in out
     assert "(as: How long does the interlibrary loan take?)" in out
-    assert "1. How much does an interlibrary loan cost? 2. How long does the interlibrary" in out
+    # /history: what the user typed, with the standalone question beside it
+    assert (
+        "1. How much does an interlibrary loan cost? 2. and how long does that take? "
+        "(read as: How long does the interlibrary loan take?)"
+    ) in out
     turns = store.turns()
     assert [t.thread for t in turns] == ["demo", "demo"]
     follow_up = turns[1]
@@ -267,3 +271,15 @@ def test_a_chat_memory_that_cannot_be_opened_says_how_to_fix_it(tmp_path):
     folder.mkdir()  # a folder where the file should be: not a lock, no waiting
     with pytest.raises(RagloopError, match="check the data folder"):
         ChatSession(fake_pipeline(), folder)
+
+
+def test_chat_memory_redaction_reaches_inside_langchain_messages():
+    from langchain_core.messages import HumanMessage
+
+    from ragloop.redact import redact_value
+
+    key = "sk-" + "a1b2c3d4" * 3
+    message = HumanMessage(content=f"my key {key}", additional_kwargs={"standalone": key}, id="m1")
+    (clean,) = redact_value([message])
+    assert isinstance(clean, HumanMessage) and clean.id == "m1"
+    assert key not in clean.content and key not in str(clean.additional_kwargs)

@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     #: retries of a failed LLM request by the client (the eval runner retries jobs itself)
     llm_max_retries: int = Field(2, ge=0, le=20)
     max_iterations: int = Field(3, ge=0, le=20)
+    #: the longest question (characters) a turn takes; longer input is refused with a clear error
+    max_question_chars: int = Field(8000, ge=1)
     retrieval: Literal["auto", "always", "never"] = "auto"
     web: Literal["auto", "tavily", "corpus", "off"] = "auto"
     web_corpus_dir: Path | None = None

@@ -19,6 +19,7 @@ from ragloop.graph.result import RunResult
 from ragloop.nodes.base import Deps
 from ragloop.nodes.condense import HeuristicCondenser, LLMCondenser
 from ragloop.retrievers.sections import SectionStarts
+from ragloop.state import State
 
 
 class CallCounter(BaseCallbackHandler):
@@ -58,7 +59,8 @@ class Pipeline:
         self.deps = deps
         self.context = context
         self.model = model
-        self.graph = build_graph(deps, checkpointer=checkpointer)
+        # the full state: a RunResult carries the contexts, actions and draft as well
+        self.graph = build_graph(deps, checkpointer=checkpointer, output_schema=State)
         #: what it answers from (corpus, index, web), filled in by ``build_pipeline``
         self.sources: dict[str, str] = {}
 
@@ -245,6 +247,7 @@ def build_pipeline(
         common_words=offline.common_words,
         condenser=HeuristicCondenser() if model is None else LLMCondenser(model),
         section_starts=SectionStarts(index.chunks),
+        max_question_chars=settings.max_question_chars,
     )
     ctx = Context.from_settings(settings, **context)
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 REDACTED = "[REDACTED]"
 
@@ -48,7 +48,8 @@ def redact_text(
 
 
 def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """``value`` with every string inside it (dict keys and values, lists, tuples) redacted.
+    """``value`` with every string inside it (dict keys and values, lists, tuples, the fields
+    of pydantic models such as LangChain messages) redacted.
 
     Other objects pass through; an exception that carries a secret becomes a ``RuntimeError``
     of its redacted text (its type name kept in the text), so a stored error never holds a key.
@@ -66,6 +67,11 @@ def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
         return [redact_value(v, secrets) for v in value]
     if isinstance(value, tuple):
         return tuple(redact_value(v, secrets) for v in value)
+    if isinstance(value, BaseModel):  # a LangChain message in the chat state, say
+        fields = type(value).model_fields
+        return value.model_copy(
+            update={name: redact_value(getattr(value, name), secrets) for name in fields}
+        )
     return value
 
 

@@ -1,6 +1,8 @@
 """The graph state types, shared by the nodes and the graph builder (neither imports the other).
 
-Every field is overwritten by the node that owns it; nothing accumulates. The TypedDicts come from
+Every field is overwritten by the node that owns it, except ``messages`` (LangGraph's
+``add_messages``: a thread is a chat). ``InputState`` and ``OutputState`` are the narrow
+schemas a client sees; ``State`` adds the loop's internals. The TypedDicts come from
 ``typing_extensions`` so LangGraph Server can publish input/output schemas on Python 3.11.
 """
 
@@ -8,6 +10,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 
@@ -69,14 +73,42 @@ class Judgment(TypedDict, total=False):
     signals: dict[str, float]  # what the latest retrieval showed (names/terms/meaning found)
 
 
-class State(TypedDict, total=False):
-    """Everything one run of the graph reads and writes."""
+class InputState(TypedDict, total=False):
+    """What a client sends for one turn: a ``question``, or a user message in ``messages``.
+
+    ``messages`` takes what LangGraph Studio, agent-chat-ui and the SDK send
+    (``{"messages": [{"role": "user", "content": "..."}]}``); ``reference`` and
+    ``reference_contexts`` switch the judge to development mode for this turn only.
+    """
 
     question: str
+    #: the conversation of a thread as LangChain messages (LangGraph's ``add_messages``); a
+    #: user message carries the standalone question it was read as in
+    #: ``additional_kwargs["standalone"]``
+    messages: Annotated[list[AnyMessage], add_messages]
     reference: str | None
     reference_contexts: list[str]
-    #: the conversation of a thread: user turns (with their standalone question) and answers
-    messages: Annotated[list[dict[str, Any]], merge_messages]
+
+
+class OutputState(TypedDict, total=False):
+    """What a client gets back: the answer and how it was reached, not the loop's internals."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    question: str  # the standalone question that was answered
+    answer: str
+    citations: list[dict[str, Any]]
+    scores: dict[str, float | None]  # None: unmeasured; JSON has no NaN (RunResult maps it)
+    score_reasons: dict[str, str]  # why each score has its value (or is unmeasured)
+    #: True when the answer says the corpus does not hold one (set by the answer step)
+    not_found: bool
+    stop_reason: str
+    steps: list[Step]  # the path: one step per node, with what it did and why
+    iteration: int
+
+
+class State(InputState, OutputState, total=False):
+    """Everything one run of the graph reads and writes."""
+
     draft: str
     draft_source: str
     draft_relevancy: float | None  # None: unmeasured (the decide step says why)
@@ -90,49 +122,34 @@ class State(TypedDict, total=False):
     #: answer only to make up k passages (a false low grade cannot lose a passage)
     dropped: list[ContextItem]
     judgment: Judgment
-    iteration: int
     actions: list[Action]
-    steps: list[Step]
-    answer: str
-    citations: list[dict[str, Any]]
-    scores: dict[str, float | None]  # None: unmeasured; JSON has no NaN (RunResult maps it)
-    score_reasons: dict[str, str]  # why each score has its value (or is unmeasured)
-    stop_reason: str
     turn_started: float  # wall-clock start of the turn (epoch seconds), for the trace
 
 
-def _as_message(message: Any) -> dict[str, Any]:
-    """One message as the role/content dict the state keeps (LangChain messages converted)."""
-    if not isinstance(message, dict):
-        role = {"human": "user", "ai": "assistant"}.get(getattr(message, "type", ""), "user")
-        return {"role": role, "content": str(getattr(message, "content", message))}
-    out = dict(message)
-    if "role" not in out:
-        kind = str(out.pop("type", "user"))
-        out["role"] = {"human": "user", "ai": "assistant"}.get(kind, kind)
-    out["content"] = str(out.get("content", ""))
-    return out
+def as_messages(values: Any) -> list[BaseMessage]:
+    """A stored ``messages`` value as LangChain messages (threads saved before messages were
+    LangChain messages hold role/content dicts, with ``standalone`` beside them)."""
+    return convert_to_messages(list(values or []))
 
 
-def merge_messages(old: list[dict[str, Any]] | None, new: Any) -> list[dict[str, Any]]:
-    """The messages reducer: a list that resends the thread's history replaces it, else appends.
+def message_text(message: Any) -> str:
+    """The text of a LangChain message (string content or text blocks), or of a role dict."""
+    if isinstance(message, BaseMessage):
+        return str(message.text)
+    return str((message or {}).get("content", ""))
 
-    A chat client that resends the whole conversation (``ChatSession``, which also drops a
-    cancelled turn's message) and a server client that sends only the new message (a
-    LangGraph Server thread) both end with one history.
-    """
-    old = list(old or [])
-    added = [_as_message(m) for m in (new if isinstance(new, list) else [new])]
-    if not old:
-        return added
 
-    def key(m: dict[str, Any]) -> tuple[Any, Any]:
-        return m.get("role"), m.get("content")
+def is_user(message: Any) -> bool:
+    """Whether ``message`` is the user's (a ``HumanMessage``)."""
+    return isinstance(message, BaseMessage) and message.type == "human"
 
-    resent = len(added) >= 2 and key(added[0]) == key(old[0])
-    if resent or [key(m) for m in added[: len(old)]] == [key(m) for m in old]:
-        return added
-    return old + added
+
+def standalone_of(message: Any) -> str | None:
+    """The standalone question a user message was read as, if the turn condensed it."""
+    if not isinstance(message, BaseMessage):
+        return None
+    value = message.additional_kwargs.get("standalone")
+    return value if isinstance(value, str) else None
 
 
 def add_step(state: State, node: str, detail: str, **fields: Any) -> list[Step]:

@@ -38,3 +38,36 @@ def test_repo_langgraph_json_uses_the_factory():
     assert ".langgraph_api/" in (root / ".gitignore").read_text()
     ignored = (root / ".dockerignore").read_text().split()
     assert {".venv", ".git", ".ragloop", ".env"} <= set(ignored)
+
+
+def test_a_taken_port_is_a_clear_error_and_port_0_picks_a_free_one():
+    import socket
+
+    from ragloop.errors import ConfigError
+    from ragloop.serve.dev import claim_port
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]
+        with pytest.raises(ConfigError, match=f"port {taken} on 127.0.0.1 is in use.*--port"):
+            claim_port("127.0.0.1", taken)
+    assert claim_port("127.0.0.1", 0) > 0
+
+
+def test_serve_refuses_a_taken_port_before_starting(tmp_path, monkeypatch):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from ragloop.cli import app
+
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(taken)])
+    assert result.exit_code == 2
+    assert f"port {taken} on 127.0.0.1 is in use" in result.output
+    assert "LangGraph Server on" not in result.output  # no banner naming a port it is not on

@@ -6,12 +6,13 @@ import asyncio
 import json
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from ragloop.config import load_settings
 from ragloop.graph.builder import build_graph
 from ragloop.retrievers.index import build_index
-from ragloop.state import merge_messages
+from ragloop.state import State
 from tests.serve.conftest import write_tiny_corpus
 
 QUESTIONS = [
@@ -27,12 +28,13 @@ def pipe(small_pipe):
 
 
 def _strict_json(value):
-    return json.dumps(value, allow_nan=False)  # raises on NaN/inf, as Postgres JSONB does
+    # raises on NaN/inf, as Postgres JSONB does; messages are stored as their fields
+    return json.dumps(value, allow_nan=False, default=lambda m: m.model_dump())
 
 
 @pytest.mark.parametrize("retrieval", ["auto", "always", "never"])
 def test_every_update_is_strict_json(pipe, retrieval):
-    graph = build_graph(pipe.deps)
+    graph = build_graph(pipe.deps, output_schema=State)
     ctx = {"retrieval": retrieval, "max_iterations": 2}
     for question in QUESTIONS:
         for chunk in graph.stream({"question": question}, context=ctx, stream_mode="updates"):
@@ -69,12 +71,16 @@ def test_unmeasured_scores_are_none_in_state_and_nan_in_results(pipe):
     assert state["scores"]["context_recall"] is None
 
 
-def test_schemas_are_published(pipe):
+def test_schemas_are_published_and_narrow(pipe):
     graph = build_graph(pipe.deps)
-    props = graph.get_input_jsonschema()["properties"]
-    assert {"question", "reference", "messages"} <= set(props)
-    assert "answer" in graph.get_output_jsonschema()["properties"]
+    inputs = graph.get_input_jsonschema()["properties"]
+    assert set(inputs) == {"question", "messages", "reference", "reference_contexts"}
+    outputs = set(graph.get_output_jsonschema()["properties"])
+    assert {"answer", "citations", "scores", "not_found", "stop_reason", "steps"} <= outputs
+    assert not outputs & {"judgment", "candidates", "tried", "draft", "turn_started"}
     assert "max_iterations" in graph.get_context_jsonschema()["properties"]
+    final = graph.invoke({"question": QUESTIONS[0]})
+    assert set(final) <= outputs and final["not_found"] is False
 
 
 def test_a_thread_is_a_chat_reference_does_not_carry_over(pipe):
@@ -85,13 +91,14 @@ def test_a_thread_is_a_chat_reference_does_not_carry_over(pipe):
         cfg,
         context={"retrieval": "always"},
     )
-    assert first["judgment"]["mode"] == "development"
+    assert graph.get_state(cfg).values["judgment"]["mode"] == "development"
     second = graph.invoke({"question": QUESTIONS[1]}, cfg, context={"retrieval": "always"})
-    assert second["judgment"]["mode"] == "service"  # the first turn's reference is gone
-    roles = [m["role"] for m in second["messages"]]
-    assert roles == ["user", "assistant", "user", "assistant"]
-    assert second["messages"][1]["content"] == first["answer"]
-    assert second["messages"][2]["content"] == QUESTIONS[1]
+    assert graph.get_state(cfg).values["judgment"]["mode"] == "service"  # reference gone
+    messages = second["messages"]
+    assert [type(m) for m in messages] == [HumanMessage, AIMessage] * 2
+    assert messages[1].content == first["answer"]
+    assert messages[2].content == QUESTIONS[1]
+    assert messages[2].additional_kwargs["standalone"] == QUESTIONS[1]
 
 
 def test_follow_up_is_condensed_on_the_thread(pipe):
@@ -103,28 +110,9 @@ def test_follow_up_is_condensed_on_the_thread(pipe):
     assert "V-7" in follow["question"]
     assert follow["steps"][0]["node"] == "condense"
     user = follow["messages"][-2]
-    assert user["content"] == "and what about V-7?" and user["standalone"] == follow["question"]
-
-
-def test_merge_messages_replaces_a_resent_history_and_appends_a_new_message():
-    old = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
-    resent = [*old, {"role": "user", "content": "c", "standalone": "c?"}]
-    assert merge_messages(old, resent) == resent
-    assert merge_messages(old, [{"type": "human", "content": "c"}]) == [
-        *old,
-        {"role": "user", "content": "c"},
-    ]
-    assert merge_messages(old, []) == old
-
-
-def test_merge_messages_a_resent_history_drops_a_cancelled_turn():
-    old = [
-        {"role": "user", "content": "a"},
-        {"role": "assistant", "content": "b"},
-        {"role": "user", "content": "cancelled"},
-    ]
-    resent = [*old[:2], {"role": "user", "content": "again"}]
-    assert merge_messages(old, resent) == resent
+    assert user.content == "and what about V-7?"  # what the user typed, and what it was read as
+    assert user.additional_kwargs["standalone"] == follow["question"]
+    assert len(follow["messages"]) == 4  # the client's message was marked, not duplicated
 
 
 def test_pipeline_result_keeps_the_runs_reference(pipe):

@@ -75,8 +75,9 @@ def test_thread_two_turns_streamed_and_traced(server):
     assert first["answer"] and first["citations"]
     assert nodes[0] == "condense" and nodes[-1] == "remember" and "judge" in nodes
     messages = state["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant"] * 2
-    assert messages[2]["standalone"] == state["question"] != "and how long does that take?"
+    assert [m["type"] for m in messages] == ["human", "ai"] * 2
+    standalone = messages[2]["additional_kwargs"]["standalone"]
+    assert standalone == state["question"] != "and how long does that take?"
     rows = TraceStore(server["data"] / "traces.sqlite").turns(thread=thread)
     assert [r.original for r in rows] == [Q1, "and how long does that take?"]
     assert all(r.source == "server" for r in rows)
@@ -93,7 +94,8 @@ def test_per_run_context_and_defaults(server):
         }.items():  # fmt: skip
             thread = (await client.threads.create())["thread_id"]
             kwargs = {"context": ctx} if ctx else {}
-            out[name] = await client.runs.wait(thread, "ragloop", input={"question": Q1}, **kwargs)
+            await client.runs.wait(thread, "ragloop", input={"question": Q1}, **kwargs)
+            out[name] = (await client.threads.get_state(thread))["values"]  # internals too
         return out
 
     out = _run(go())
@@ -112,6 +114,7 @@ def test_per_run_context_and_defaults(server):
         ({"max_iterations": "three"}, "max_iterations"),
         ({"max_iterations": 500}, "max_iterations"),
         ({"retrievers": ["nope"]}, "nope"),
+        ({"index_dir": "/etc"}, "unknown context key 'index_dir'"),
     ],
 )
 def test_bad_context_is_a_clear_error(server, ctx, needle):
@@ -128,6 +131,57 @@ def test_bad_context_is_a_clear_error(server, ctx, needle):
     assert needle in message and ("context" in message or "retriever" in message)
 
 
+def test_chat_ui_input_streams_the_answer_and_the_second_turn_uses_the_first(server):
+    """What LangGraph Studio and agent-chat-ui send: a user message, streamed as messages."""
+
+    async def go():
+        client = get_client(url=server["url"])
+        thread = (await client.threads.create())["thread_id"]
+        turns = []
+        for text, mode in [(Q1, "messages-tuple"), ("and how long does that take?", "messages")]:
+            events = []
+            async for part in client.runs.stream(
+                thread,
+                "ragloop",
+                input={"messages": [{"role": "user", "content": text}]},
+                stream_mode=[mode, "values"],
+            ):
+                events.append((part.event, part.data))
+            turns.append(events)
+        return turns, (await client.threads.get_state(thread))["values"]
+
+    (first, second), state = _run(go())
+    streamed = [d[0] for e, d in first if e == "messages"]  # messages-tuple: (message, meta)
+    final = [d for e, d in first if e == "values"][-1]
+    assert [m["content"] for m in streamed if m["type"].startswith("ai")] == [final["answer"]]
+    complete = [d for e, d in second if e == "messages/complete"]
+    assert complete and complete[-1][-1]["content"] == state["answer"]
+    assert "interlibrary loan" in state["question"].lower()  # the follow-up read the first turn
+    assert [m["type"] for m in state["messages"]] == ["human", "ai"] * 2
+    assert state["messages"][2]["content"] == "and how long does that take?"
+
+
+@pytest.mark.parametrize(
+    "inputs, needle",
+    [
+        ({"question": 12345}, "'question' must be text"),
+        ({"question": ["a", "list"]}, "'question' must be text, got a list"),
+        ({"question": "x" * 9000}, "the limit is 8,000"),
+    ],
+)
+def test_bad_input_is_a_clear_error(server, inputs, needle):
+    async def go():
+        client = get_client(url=server["url"])
+        thread = (await client.threads.create())["thread_id"]
+        try:
+            result = await client.runs.wait(thread, "ragloop", input=inputs)
+        except Exception as exc:  # the SDK raises the run's error
+            return str(exc)
+        return str(result)
+
+    assert needle in _run(go())
+
+
 def test_schemas_are_published(server):
     async def go():
         client = get_client(url=server["url"])
@@ -135,6 +189,10 @@ def test_schemas_are_published(server):
         return await client.assistants.get_schemas(assistant["assistant_id"])
 
     schemas = _run(go())
-    assert "question" in schemas["input_schema"]["properties"]
-    assert "answer" in schemas["output_schema"]["properties"]
+    assert set(schemas["input_schema"]["properties"]) == {
+        "question", "messages", "reference", "reference_contexts"
+    }  # fmt: skip
+    output = set(schemas["output_schema"]["properties"])
+    assert {"messages", "answer", "citations", "scores", "not_found", "stop_reason"} <= output
+    assert "judgment" not in output
     assert "max_iterations" in schemas["context_schema"]["properties"]

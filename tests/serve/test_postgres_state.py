@@ -14,13 +14,14 @@ from ragloop.redact import safe_url
 from ragloop.serve.graph import record_server_turn
 from ragloop.serve.memory import async_postgres_saver, postgres_saver
 from ragloop.serve.traces import PgTraceStore
+from ragloop.state import State
 
 REF = "The P-40 pump moves 40 litres per minute."
 
 
 def test_sync_saver_two_turns_on_a_thread(pg_url, small_pipe):
     with postgres_saver(pg_url) as saver:
-        graph = build_graph(small_pipe.deps, checkpointer=saver)
+        graph = build_graph(small_pipe.deps, checkpointer=saver, output_schema=State)
         cfg = {"configurable": {"thread_id": uuid.uuid4().hex}}
         ctx = {"retrieval": "always"}
         first = graph.invoke(
@@ -30,8 +31,8 @@ def test_sync_saver_two_turns_on_a_thread(pg_url, small_pipe):
         assert first["judgment"]["mode"] == "development"
         assert second["judgment"]["mode"] == "service"
         stored = graph.get_state(cfg).values
-    assert [m["role"] for m in stored["messages"]] == ["user", "assistant"] * 2
-    assert stored["messages"][3]["content"] == second["answer"]
+    assert [m.type for m in stored["messages"]] == ["human", "ai"] * 2
+    assert stored["messages"][3].content == second["answer"]
 
 
 def test_async_saver_state_survives_a_new_connection(pg_url, small_pipe):
@@ -46,7 +47,8 @@ def test_async_saver_state_survives_a_new_connection(pg_url, small_pipe):
     asyncio.run(turn("How fast is the P-40 pump?"))
     last = asyncio.run(turn("and what about V-7?"))
     assert len(last["messages"]) == 4
-    assert last["messages"][2]["standalone"] == last["question"] != "and what about V-7?"
+    standalone = last["messages"][2].additional_kwargs["standalone"]
+    assert standalone == last["question"] != "and what about V-7?"
     assert last["scores"]["context_recall"] is None  # stored in JSONB as null, not NaN
 
 

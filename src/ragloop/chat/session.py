@@ -13,10 +13,14 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
+
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.graph.result import RunResult
 from ragloop.nodes.condense import Condenser, HeuristicCondenser, Turn
+from ragloop.nodes.turn import turns_of
+from ragloop.state import State, as_messages, is_user, standalone_of
 
 if TYPE_CHECKING:
     from ragloop.serve.traces import PgTraceStore
@@ -31,35 +35,26 @@ def new_thread_id() -> str:
 
 
 def history_from_state(values: dict[str, Any], finished: bool) -> list[Turn]:
-    """The finished turns saved in a thread's state (kept in ``messages`` by the chat)."""
+    """The finished turns saved in a thread's state (kept in ``messages`` by the graph)."""
     # ``messages`` holds the earlier turns plus the current user message; the current turn's
     # answer is the state's ``answer`` once the run finished (an interrupted turn is dropped).
-    messages = [m for m in values.get("messages") or [] if isinstance(m, dict)]
-    if messages and messages[-1].get("role") == "user":
+    messages = as_messages(values.get("messages"))
+    if messages and is_user(messages[-1]):
         current = messages.pop()
-        same = current.get("standalone") == values.get("question")
+        same = standalone_of(current) == values.get("question")
         if finished and same and values.get("answer"):
-            messages += [current, {"role": "assistant", "content": values["answer"]}]
-    turns: list[Turn] = []
-    pending: dict[str, Any] | None = None
-    for msg in messages:
-        if msg.get("role") == "user":
-            pending = msg
-        elif msg.get("role") == "assistant" and pending is not None:
-            question = str(pending.get("standalone") or pending.get("content", ""))
-            turns.append(Turn(question, str(msg.get("content", "")), str(pending.get("content"))))
-            pending = None
-    return turns
+            messages += [current, AIMessage(content=values["answer"])]
+    return turns_of(messages)
 
 
-def to_messages(turns: list[Turn]) -> list[dict[str, str]]:
-    """Turns as the role/content messages stored in the graph state."""
-    out: list[dict[str, str]] = []
-    for turn in turns:
-        out.append(
-            {"role": "user", "content": turn.original or turn.question, "standalone": turn.question}
-        )
-        out.append({"role": "assistant", "content": turn.answer})
+def dangling(values: dict[str, Any]) -> list[RemoveMessage]:
+    """Removals of the user messages after the last answer (a cancelled or failed turn), so
+    the thread's log stays user, assistant, user, assistant."""
+    out: list[RemoveMessage] = []
+    for message in reversed(as_messages(values.get("messages"))):
+        if not is_user(message) or not message.id:
+            break
+        out.append(RemoveMessage(id=message.id))
     return out
 
 
@@ -108,7 +103,7 @@ class ChatSession:
             from ragloop.serve.chatmemory import open_pg_chat_saver
 
             saver = await open_pg_chat_saver(self.database_url, self._stack)
-            return build_graph(self.pipeline.deps, checkpointer=saver)
+            return build_graph(self.pipeline.deps, checkpointer=saver, output_schema=State)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn, saver = await open_sqlite_saver(self.db_path)
@@ -117,7 +112,7 @@ class ChatSession:
                 f"cannot open the chat memory {self.db_path}: {exc}; check the data folder "
                 "(RAGLOOP_DATA_DIR) is writable"
             ) from None
-        return build_graph(self.pipeline.deps, checkpointer=saver)
+        return build_graph(self.pipeline.deps, checkpointer=saver, output_schema=State)
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the session's loop; ``future.cancel()`` cancels it."""
@@ -202,7 +197,9 @@ class ChatSession:
         from ragloop.graph.builder import recursion_limit
         from ragloop.pipeline import CallCounter
 
-        history = await self.ahistory()
+        snapshot = await self.graph.aget_state(self.config)
+        values = dict(snapshot.values or {})
+        history = history_from_state(values, finished=not snapshot.next)
         if on_step and history:
             on_step("condense", "turning the follow-up into a standalone question")
         question = (await self.condenser.acondense(original, history)).strip() or original
@@ -213,12 +210,13 @@ class ChatSession:
             "callbacks": [counter],
             "recursion_limit": recursion_limit(ctx.max_iterations),
         }
-        user = {"role": "user", "content": original, "standalone": question}
+        user = HumanMessage(content=original, additional_kwargs={"standalone": question})
         inputs = {
             "question": question,
             "reference": None,
             "reference_contexts": [],
-            "messages": [*to_messages(history), user],
+            # a cancelled turn's message goes; the thread's log is appended to, never resent
+            "messages": [*dangling(values), user],
         }
         started = time.perf_counter()
         final: dict[str, Any] = {}

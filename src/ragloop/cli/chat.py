@@ -114,9 +114,11 @@ def _command(session: Any, text: str) -> bool:
             console.print("no finished turn in this thread yet")
         else:
             show_result(result)
-    elif name == "/history":
+    elif name == "/history":  # what the user typed, and the question it was read as
         for n, turn in enumerate(session.history(), start=1):
-            console.print(f"{n}. {shown(turn.question)}", highlight=False)
+            typed = turn.original or turn.question
+            read_as = f"  (read as: {shown(turn.question)})" if turn.question != typed else ""
+            console.print(f"{n}. {shown(typed)}{read_as}", highlight=False)
     else:
         console.print(HELP, markup=False)
     return True

@@ -1,4 +1,9 @@
-"""``ragloop serve``: the graph on LangGraph Server (``langgraph dev``), offline, on 127.0.0.1."""
+"""``ragloop serve``: the graph on LangGraph Server (``langgraph dev``), offline, on 127.0.0.1.
+
+With ``--database-url`` (or ``RAGLOOP_DATABASE_URL``) threads live in Postgres
+(``langgraph-checkpoint-postgres``), as traces and the shared index do; otherwise in the
+server's memory. The banner is printed once the server answers, with the port it is on.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from ragloop.cli import app, console, friendly
 @app.command()
 @friendly
 def serve(
-    port: int = typer.Option(2024, "--port", help="port on 127.0.0.1"),
+    port: int = typer.Option(2024, "--port", help="port (0: any free port)", min=0, max=65535),
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     corpus: Path = typer.Option(
         None, "--corpus", help="corpus folder (RAGLOOP_CORPUS_DIR; default: the index's)"
@@ -22,44 +27,64 @@ def serve(
     database_url: str = typer.Option(
         None,
         "--database-url",
-        help="Postgres for traces (RAGLOOP_DATABASE_URL)",
+        help="Postgres for threads, traces and the index (RAGLOOP_DATABASE_URL)",
         show_default=False,
     ),
 ) -> None:
     """Serve the graph with LangGraph Server: threads are chats, runs are turns, all traced."""
     from ragloop.config import load_settings
     from ragloop.redact import safe_url
-    from ragloop.serve.dev import dev_command, server_env, write_config
+    from ragloop.serve.dev import claim_port, dev_command, server_env, wait_ready, write_config
 
     settings = load_settings(corpus_dir=corpus, database_url=database_url)  # checked first
-    config = write_config(Path(settings.data_dir).resolve() / "server")
+    url = settings.database_url
+    config = write_config(Path(settings.data_dir).resolve() / "server", postgres=bool(url))
     extra = {"RAGLOOP_DATA_DIR": str(Path(settings.data_dir).resolve())}
     if corpus is not None:
         extra["RAGLOOP_CORPUS_DIR"] = str(corpus.resolve())
-    if database_url:
-        extra["RAGLOOP_DATABASE_URL"] = database_url
+    if url:
+        extra["RAGLOOP_DATABASE_URL"] = url
     extra["RAGLOOP_INDEX_DIR"] = str(Path(settings.index_dir).resolve())
-    traces = safe_url(settings.database_url) if settings.database_url else "traces.sqlite"
-    console.print(
-        f"LangGraph Server on http://{host}:{port} (graph 'ragloop', traces in {traces})",
-        markup=False,
-        highlight=False,
+    port = claim_port(host, port)  # langgraph dev would move to another port silently
+    where = (
+        f"Postgres {safe_url(url)}" if url else "memory (lost on exit; --database-url keeps them)"
     )
-    cmd = dev_command(config, host=host, port=port)
-    env = server_env(extra)
-    proc = subprocess.Popen(cmd, env=env, cwd=str(config.parent))
+    traces = safe_url(url) if url else "traces.sqlite"
+    console.print(f"starting LangGraph Server on {host}:{port} …", markup=False, highlight=False)
+    proc = subprocess.Popen(
+        dev_command(config, host=host, port=port), env=server_env(extra), cwd=str(config.parent)
+    )
 
     def _stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt  # a TERM to ragloop stops the server it started too
 
     signal.signal(signal.SIGTERM, _stop)
     try:
+        try:
+            wait_ready(port, proc, timeout_s=300, host=host)
+        except Exception:
+            _end(proc)
+            raise
+        console.print(
+            f"LangGraph Server on http://{host}:{port} (graph 'ragloop'; threads in {where}; "
+            f"traces in {traces})",
+            markup=False,
+            highlight=False,
+        )
         code = proc.wait()
     except KeyboardInterrupt:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _end(proc)
         code = 0
     raise typer.Exit(code)
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the server this command started: TERM, then KILL after 20 s."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)

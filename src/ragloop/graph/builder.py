@@ -18,7 +18,12 @@ from ragloop.nodes.judge import make_judge
 from ragloop.nodes.retrieve import make_retrieve
 from ragloop.nodes.score import make_score
 from ragloop.nodes.turn import make_condense, make_remember
-from ragloop.state import State
+from ragloop.state import InputState, OutputState, State
+
+#: the nodes whose LLM calls stream to ``stream_mode="messages"`` (the others are tagged
+#: ``nostream``); ``remember`` adds the answer as one message, which is how an offline
+#: (extractive) answer reaches a chat UI
+STREAMED = frozenset({"answer", "remember"})
 
 
 def recursion_limit(max_iterations: int) -> int:
@@ -26,14 +31,28 @@ def recursion_limit(max_iterations: int) -> int:
     return 8 + 3 * max_iterations + 4
 
 
-def build_graph(deps: Deps, checkpointer: Any = None, context_schema: Any = Context) -> Any:
+def build_graph(
+    deps: Deps,
+    checkpointer: Any = None,
+    context_schema: Any = Context,
+    output_schema: Any = OutputState,
+) -> Any:
     """The compiled self-correcting graph over ``deps`` (context schema: ``Context``, or a
     subclass carrying a server's settings as its defaults).
 
     A run is one chat turn: ``condense`` opens it (follow-up -> standalone question) and
-    ``remember`` closes it (answer logged in ``messages``, per-turn inputs cleared).
+    ``remember`` closes it (answer logged in ``messages``, per-turn inputs cleared). Clients
+    see the narrow ``InputState``/``OutputState``; ``output_schema=State`` returns the loop's
+    internals too (``Pipeline`` and ``ChatSession`` build a ``RunResult`` from them). Only the
+    answer step's LLM tokens reach ``stream_mode="messages"`` (with the answer as an
+    ``AIMessage`` at the end of the turn), so a chat UI never shows the judge's replies.
     """
-    graph = StateGraph(State, context_schema=context_schema)
+    graph = StateGraph(
+        State,
+        context_schema=context_schema,
+        input_schema=InputState,
+        output_schema=output_schema,
+    )
     nodes = {
         "condense": make_condense(deps),
         "draft": make_draft(deps),
@@ -46,7 +65,7 @@ def build_graph(deps: Deps, checkpointer: Any = None, context_schema: Any = Cont
         "remember": make_remember(deps),
     }
     for name, node in nodes.items():
-        graph.add_node(name, both_ways(name, node))
+        graph.add_node(name, both_ways(name, node, stream=name in STREAMED))
     graph.add_edge(START, "condense")
     graph.add_edge("condense", "draft")
     graph.add_edge("draft", "decide")

@@ -138,6 +138,8 @@ class Deps:
     condenser: Any = None
     #: where each chunk's section starts (``retrievers.sections.SectionStarts``), when known
     section_starts: Any = None
+    #: the longest question a turn accepts, in characters (None: the node's default)
+    max_question_chars: int | None = None
     #: seconds an optional source (web, a plug-in retriever) may take (None: the node's default)
     source_timeout_s: float | None = None
     #: called with the finished turn's state and thread id (a server records its traces here)

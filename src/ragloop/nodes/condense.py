@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ragloop.nodes.followup import heuristic_condense, is_follow_up, topic_span
+from ragloop.nodes.rephrase import broken
 
 __all__ = [
     "Condenser",
@@ -56,9 +57,21 @@ class HeuristicCondenser:
 
 CONDENSE_INSTRUCTION = (
     "Rewrite the user's last message as one standalone question that can be understood "
-    "without the conversation: resolve pronouns and ellipsis from the earlier turns. If it "
-    "already stands alone, return it unchanged. Reply with the question only, no quotes."
+    "without the conversation: resolve pronouns and ellipsis from the earlier turns, and "
+    "write it as the user would have asked it, in plain grammatical English. If it already "
+    "stands alone, return it unchanged. Reply with the question only, no quotes.\n"
+    "Examples:\n"
+    "User: How do I rename a tag? / Last message: what about deleting a tag? -> "
+    "How do I delete a tag?\n"
+    "User: How do I delete old indexes? / Last message: and what about the --keep-index "
+    "option? -> How do I delete old indexes with the --keep-index option?\n"
+    "User: How much does an interlibrary loan cost? / Last message: and how long does that "
+    "take? -> How long does an interlibrary loan take?"
 )
+
+#: a reply longer than this many times the follow-up plus the previous question is not a
+#: rewrite of them (a model that answers instead of rewriting)
+MAX_GROWTH = 3
 
 
 class LLMCondenser:
@@ -86,7 +99,8 @@ class LLMCondenser:
         ]
 
     async def acondense(self, text: str, history: Sequence[Turn]) -> str:
-        """The LLM's standalone question; the heuristic's when the reply is empty.
+        """The LLM's standalone question; the heuristic's when the reply is empty, far longer
+        than a rewrite, or of a shape no person writes (``rephrase.broken``).
 
         A turn that does not look like a follow-up is left as it is, without a call.
         """
@@ -97,7 +111,10 @@ class LLMCondenser:
         first = content.strip().splitlines()[0] if content.strip() else ""
         first = re.sub(r"^\W*(?:standalone question|question)\s*:\s*", "", first, flags=re.I)
         question = first.strip().strip("\"'`").strip()
-        return question or heuristic_condense(text, history[-1].question)
+        budget = MAX_GROWTH * (len(text) + len(history[-1].question))
+        if not question or len(question) > budget or broken(question):
+            return heuristic_condense(text, history[-1].question)  # unusable: the rules'
+        return question
 
 
 def condenser_for(strategies: Any) -> Condenser:

@@ -13,7 +13,10 @@ clear; otherwise it is returned unchanged (a wrong rewrite is worse than none).
    article or preposition, with that article: "How much does an interlibrary loan cost?" ->
    "an interlibrary loan". Time expressions are never a topic ("at midnight", "on Sundays"):
    when nothing else is left, there is no topic.
-3. *What about X / and X* (X at most 3 words): the previous question with its topic swapped.
+3. *What about X / and X* (X at most 4 words): X where it fits the previous question's grammar
+   (``ragloop.nodes.rephrase``: a gerund replaces the verb, an option is asked "with", a noun
+   replaces the object), else the previous question with its topic swapped; never a rewrite
+   of a shape no person writes ("How do I the ...").
 4. An *entity pronoun* ("is it free?", "that card", "its fee", "this one") becomes the topic,
    "there" becomes "at <topic>".
 5. A *demonstrative standing for the previous question* ("show me an example of that",
@@ -27,6 +30,8 @@ clear; otherwise it is returned unchanged (a wrong rewrite is worse than none).
 from __future__ import annotations
 
 import re
+
+from ragloop.nodes import rephrase
 
 _WORD = re.compile(r"[\w][\w'.\-]*[\w]|[\w]", re.UNICODE)
 
@@ -202,8 +207,10 @@ def heuristic_condense(text: str, previous: str) -> str:
         and all(_content(w) or w in _ARTICLES for w in _WORD.findall(short["x"]))
     ):
         about = short
-    if about and span and len(_WORD.findall(about["x"])) <= 3:
-        return _finish(previous[: span[0]] + about["x"] + previous[span[1] :])
+    if about and span and len(_WORD.findall(about["x"])) <= 4:
+        fitted = rephrase.about(about["x"], previous, span)  # put where it fits the grammar
+        swapped = fitted or _finish(previous[: span[0]] + about["x"] + previous[span[1] :])
+        return text if rephrase.broken(swapped) else swapped
     body = _CONNECTIVE.sub("", text, count=1)
     words = list(_WORD.finditer(body))
     for k, m in enumerate(words):

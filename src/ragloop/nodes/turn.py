@@ -1,12 +1,14 @@
 """condense and remember: the two ends of a chat turn, so a graph thread is a conversation.
 
-``condense`` opens a turn: it takes the new user text (the ``question`` input, or a new user
-message), turns a follow-up into a standalone question against the thread's earlier turns
-(``ragloop.nodes.condense``, the same condenser the CLI chat uses) and logs the user message.
-``remember`` closes it: it logs the answer and clears the per-turn inputs (``reference``,
-``reference_contexts``) so the next turn on the thread never inherits them, and hands the
-finished state to ``Deps.on_turn`` when the caller set one (a server records its traces there:
-the graph itself writes nothing).
+``condense`` opens a turn: it checks the input (``ragloop.nodes.inputs``), takes the new user
+text (the ``question`` input, or a new user message as Studio and agent-chat-ui send it),
+turns a follow-up into a standalone question against the thread's earlier turns
+(``ragloop.nodes.condense``, the same condenser the CLI chat uses) and logs the user message
+with the standalone question beside what was typed (``additional_kwargs["standalone"]``).
+``remember`` closes it: it logs the answer as an ``AIMessage`` and clears the per-turn inputs
+(``reference``, ``reference_contexts``) so the next turn on the thread never inherits them,
+and hands the finished state to ``Deps.on_turn`` when the caller set one (a server records its
+traces there: the graph itself writes nothing).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import time
 from typing import Any
 
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
@@ -22,22 +25,28 @@ from ragloop.config import Context
 from ragloop.errors import ConfigError
 from ragloop.nodes.base import Deps
 from ragloop.nodes.condense import HeuristicCondenser, Turn
-from ragloop.state import State, Step
+from ragloop.nodes.inputs import DEFAULT_MAX_QUESTION_CHARS, check_inputs, check_question
+from ragloop.state import State, Step, is_user, message_text, standalone_of
 
 __all__ = ["make_condense", "make_remember", "turns_of"]
 
 
-def turns_of(messages: list[dict[str, Any]]) -> list[Any]:
+def turns_of(messages: list[Any]) -> list[Any]:
     """The finished (user, assistant) pairs of a message log as chat ``Turn``s."""
     turns, pending = [], None
     for msg in messages:
-        if msg.get("role") == "user":
+        if is_user(msg):
             pending = msg
-        elif msg.get("role") == "assistant" and pending is not None:
-            question = str(pending.get("standalone") or pending.get("content", ""))
-            turns.append(Turn(question, str(msg.get("content", "")), str(pending["content"])))
+        elif isinstance(msg, AIMessage) and pending is not None:
+            typed = message_text(pending)
+            question = standalone_of(pending) or typed
+            turns.append(Turn(question, message_text(msg), typed))
             pending = None
     return turns
+
+
+def _limit(deps: Deps) -> int:
+    return deps.max_question_chars or DEFAULT_MAX_QUESTION_CHARS
 
 
 def make_condense(deps: Deps, condenser: Any = None) -> Any:
@@ -45,32 +54,43 @@ def make_condense(deps: Deps, condenser: Any = None) -> Any:
     chosen = condenser or deps.condenser or HeuristicCondenser()
 
     async def condense(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        check_inputs(state)
         messages = list(state.get("messages") or [])
-        last = messages[-1] if messages else {}
-        started = {"turn_started": time.time()}
-        if last.get("role") == "user" and last.get("standalone") == state.get("question"):
+        last = messages[-1] if messages else None
+        started: dict[str, Any] = {"turn_started": time.time(), "not_found": False}
+        marked = standalone_of(last) if is_user(last) else None
+        if marked is not None and marked == state.get("question"):
             # the caller (ragloop chat) condensed already and sent the question with it
-            return {**started, "question": str(last["standalone"]), "steps": []}
-        if last.get("role") == "user" and "standalone" not in last:  # sent as a message
-            text, history, log = str(last.get("content", "")), turns_of(messages[:-1]), []
+            check_question(marked, "question", _limit(deps))
+            return {**started, "question": marked, "steps": []}
+        if is_user(last) and marked is None:  # the turn came as a user message
+            text = check_question(message_text(last), "messages", _limit(deps))
+            history, new = turns_of(messages[:-1]), last
         else:
-            text, history = str(state.get("question") or ""), turns_of(messages)
-            log = [{"role": "user", "content": text}]
+            value = state.get("question")
+            if value is None:
+                text, history, new = "", [], None
+            else:
+                text = check_question(value, "question", _limit(deps))
+                history, new = turns_of(messages), None
         if not text.strip():
-            raise ConfigError("the turn has no question: send 'question' or a user message")
+            raise ConfigError(
+                'the turn has no question: send {"question": "..."} or '
+                '{"messages": [{"role": "user", "content": "..."}]}'
+            )
         question = (await chosen.acondense(text, history)).strip() or text.strip()
-        if log:
-            log[0]["standalone"] = question
-        else:  # mark the client's own message as condensed (the reducer replaces the log)
-            messages[-1] = {**last, "standalone": question}
-            log = messages
+        if new is None:
+            new = HumanMessage(content=text)
+        # the same id replaces the client's own message (add_messages), now marked as read
+        extra = {**new.additional_kwargs, "standalone": question}
+        marked_message = new.model_copy(update={"additional_kwargs": extra})
         steps: list[Step] = []
         if question != text.strip():
             detail = f"follow-up read as '{question}'"
             steps = [
                 Step(node="condense", action="condense", query=question, detail=detail, iteration=0)
             ]
-        return {**started, "question": question, "messages": log, "steps": steps}
+        return {**started, "question": question, "messages": [marked_message], "steps": steps}
 
     return condense
 
@@ -85,7 +105,7 @@ def make_remember(deps: Deps) -> Any:
             thread = str((config.get("configurable") or {}).get("thread_id") or "")
             await asyncio.to_thread(deps.on_turn, dict(state), thread)
         return {
-            "messages": [{"role": "assistant", "content": state.get("answer", "")}],
+            "messages": [AIMessage(content=state.get("answer", ""))],
             "reference": None,
             "reference_contexts": [],
         }

@@ -21,6 +21,7 @@ from ragloop.errors import RagloopError
 
 __all__ = [
     "OFFLINE_ENV",
+    "claim_port",
     "dev_command",
     "server_env",
     "start_dev_server",
@@ -77,6 +78,28 @@ def dev_command(
     ]  # fmt: skip
 
 
+def claim_port(host: str, port: int) -> int:
+    """``port`` if it is free on ``host`` (0: any free port), else a clear error.
+
+    ``langgraph dev`` moves to another port when its own is taken, so the banner would name
+    a port the server is not on; checking first keeps the banner true.
+    """
+    import socket
+
+    from ragloop.errors import ConfigError
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(
+                f"port {port} on {host} is in use ({exc.strerror}): stop what holds it, or pass "
+                "--port N (--port 0 picks a free one)"
+            ) from None
+        return int(sock.getsockname()[1])
+
+
 def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for the server: ours plus the offline switches plus ``extra``."""
     return {**os.environ, **OFFLINE_ENV, **(extra or {})}
@@ -101,16 +124,21 @@ def start_dev_server(
     )
 
 
-def wait_ready(port: int, proc: subprocess.Popen[Any], timeout_s: float = 120.0) -> None:
-    """Wait until the server answers ``/ok`` on 127.0.0.1:``port`` (or died, or timed out)."""
+def wait_ready(
+    port: int, proc: subprocess.Popen[Any], timeout_s: float = 120.0, host: str = "127.0.0.1"
+) -> None:
+    """Wait until the server answers ``/ok`` on ``host``:``port`` (or died, or timed out)."""
     import httpx
 
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RagloopError(f"langgraph dev exited with code {proc.returncode}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/ok", timeout=2).status_code == 200:
+            if httpx.get(f"http://{netloc}/ok", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

@@ -14,7 +14,10 @@ import functools
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langgraph_sdk.runtime import ServerRuntime
 
 _LOCK = threading.Lock()
 _GRAPH: Any = None
@@ -44,14 +47,13 @@ def record_server_turn(store: Any, model: str, state: dict[str, Any], thread: st
     """Write a turn the server finished to ``store`` (anything with ``add(Trace)``)."""
     from ragloop.chat.traces import trace_from_result
     from ragloop.graph.result import RunResult
+    from ragloop.state import is_user, message_text
 
     started = state.get("turn_started")
     latency = (time.time() - started) * 1000 if isinstance(started, float) else 0.0
     result = RunResult.from_state(state, latency_ms=latency)
-    user: dict[str, Any] = next(
-        (m for m in reversed(state.get("messages") or []) if m.get("role") == "user"), {}
-    )
-    original = str(user.get("content") or result.question)
+    user = next((m for m in reversed(state.get("messages") or []) if is_user(m)), None)
+    original = (message_text(user) if user is not None else "") or result.question
     store.add(trace_from_result(result, thread, model, original, source="server"))
 
 
@@ -90,9 +92,35 @@ def with_postgres_index(url: str, retrievers: Any, k: int) -> Mapping[str, Any]:
     return _Retrievers(pg_retrievers(store, index.faiss.embedding_function, k=k), retrievers)
 
 
-def make_graph() -> Any:
-    """The server's graph, built once per process on first use (thread-safe)."""
+def check_context_keys(context: Any) -> None:
+    """Refuse a run context with a key the graph's ``Context`` does not have, naming it.
+
+    LangGraph Server drops such keys silently, so ``{"index_dir": "/etc"}`` would look
+    accepted; server settings (index, corpus, database) are fixed where the server starts.
+    """
+    from ragloop.config import Context
+    from ragloop.errors import ConfigError
+
+    if not isinstance(context, Mapping):
+        return
+    known = [f.name for f in dataclasses.fields(Context)]
+    unknown = sorted(str(k) for k in context if k not in known)
+    if unknown:
+        names = ", ".join(f"'{k}'" for k in unknown)
+        raise ConfigError(
+            f"unknown context key {names}: a run's context takes {', '.join(known)}; "
+            "the index, corpus and database are the server's settings (RAGLOOP_* where it starts)"
+        )
+
+
+def make_graph(runtime: ServerRuntime = None) -> Any:  # type: ignore[assignment]
+    """The server's graph, built once per process on first use (thread-safe).
+
+    LangGraph Server hands the factory the run's ``runtime``; a run's context is checked
+    here, before the run starts (``check_context_keys``).
+    """
     global _GRAPH
+    check_context_keys(getattr(runtime, "context", None))
     with _LOCK:
         if _GRAPH is None:
             _GRAPH = build_server_graph()
