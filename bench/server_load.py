@@ -102,23 +102,20 @@ def check(url: str, threads: dict[str, list[str]]) -> dict[str, int]:
     from langgraph.checkpoint.postgres import PostgresSaver
 
     from ragloop.serve.traces import PgTraceStore
+    from ragloop.state import as_messages
 
     store = PgTraceStore(url)
     lost = dup = incomplete = trace_bad = 0
     with PostgresSaver.from_conn_string(url) as saver:
         for thread, sent in threads.items():
             tup = saver.get_tuple({"configurable": {"thread_id": thread}})
-            msgs = (tup.checkpoint["channel_values"].get("messages") or []) if tup else []
-            users = [m["content"] for m in msgs if m.get("role") == "user"]
-            answers = [m for m in msgs if m.get("role") == "assistant" and m.get("content")]
+            msgs = as_messages(tup.checkpoint["channel_values"].get("messages") if tup else [])
+            users = [m.content for m in msgs if m.type == "human"]
+            answers = [m for m in msgs if m.type == "ai" and m.content]
             lost += max(0, len(sent) - len(users))
             dup += max(0, len(users) - len(sent))
-            roles = [m["role"] for m in msgs]
-            if (
-                users != sent
-                or len(answers) != len(sent)
-                or roles != ["user", "assistant"] * len(sent)
-            ):
+            roles = [m.type for m in msgs]
+            if users != sent or len(answers) != len(sent) or roles != ["human", "ai"] * len(sent):
                 incomplete += 1
             if [r.original for r in store.turns(thread=thread)] != sent:
                 trace_bad += 1
