@@ -124,3 +124,18 @@ def test_llm_answer_streams_token_by_token_and_nothing_else_does(small_pipe, wor
     assert nodes <= {"answer", "remember"}, nodes
     tokens = [m.content for m, meta in parts if meta["langgraph_node"] == "answer" and m.content]
     assert len(tokens) == len(ANSWER.split(" ")) and "".join(tokens).strip() == ANSWER
+
+
+def test_agent_chat_ui_message_shape_keeps_its_id(small_pipe):
+    """agent-chat-ui sends {"type": "human", "id": ..., "content": [text blocks]}."""
+    graph = build_graph(small_pipe.deps, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "agent-chat-ui"}}
+    message = {
+        "type": "human",
+        "id": "m-1",
+        "content": [{"type": "text", "text": "When does valve V-7 close?"}],
+    }
+    final = graph.invoke({"messages": [message]}, cfg)
+    user, answer = final["messages"]
+    assert user.id == "m-1" and user.additional_kwargs["standalone"] == "When does valve V-7 close?"
+    assert answer.content == final["answer"] and "3 bar" in final["answer"]
