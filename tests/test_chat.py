@@ -13,6 +13,7 @@ from ragloop.cli import app
 from ragloop.config import Context
 from ragloop.errors import RagloopError
 from ragloop.nodes.base import Deps
+from ragloop.nodes.condense import LLMCondenser
 from ragloop.pipeline import Pipeline
 from tests.conftest import CORPUS
 from tests.fakes.chat import ScriptedChatModel
@@ -193,7 +194,8 @@ def test_llm_condensing_and_secrets_in_chat(tmp_path):
     strategies.name = "llm"
     strategies.llm = ScriptedChatModel(script=["How long does an interlibrary loan take?"])
     dense = ListRetriever("dense")
-    deps = Deps(strategies=strategies, retrievers={"dense": dense})
+    condenser = LLMCondenser(strategies.llm)  # what build_pipeline hands a graph with an LLM
+    deps = Deps(strategies=strategies, retrievers={"dense": dense}, condenser=condenser)
     pipeline = Pipeline(deps, Context(retrievers=("dense",)), model="ScriptedChatModel")
     store = TraceStore(tmp_path / "traces.sqlite")
     with ChatSession(pipeline, tmp_path / "chat.sqlite", traces=store) as session:

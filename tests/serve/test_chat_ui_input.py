@@ -70,9 +70,8 @@ def test_bad_input_is_refused_naming_the_field(small_pipe, inputs, needle):
 
 
 def test_the_question_cap_is_a_setting(small_pipe):
-    assert small_pipe.deps.extras["max_question_chars"] == 8000  # Settings -> the graph's deps
-    deps = dataclasses.replace(small_pipe.deps, extras={**small_pipe.deps.extras})
-    deps.extras["max_question_chars"] = 10
+    assert small_pipe.deps.max_question_chars == 8000  # Settings -> the graph's deps
+    deps = dataclasses.replace(small_pipe.deps, max_question_chars=10)
     with pytest.raises(ConfigError, match="limit is 10 "):
         build_graph(deps).invoke({"question": "How fast is the P-40 pump?"})
 
