@@ -114,16 +114,38 @@ class Pipeline:
 
 
 def chat_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> Any:
-    """The chat model ``settings.llm`` names, with its timeout / max_tokens / max_retries."""
+    """The chat model ``settings.llm`` names, configured by its profile and what the user set.
+
+    Retries are ragloop's own (``RetryingChatModel``, with the profile's backoff), so the
+    SDK's are off; None offline.
+    """
+    from ragloop.config import llm_client
+    from ragloop.providers import get_chat_model
+    from ragloop.safety.llm_faults import with_llm_retries
+
+    env = os.environ if env is None else env
+    client = llm_client(settings, env)
+    model = get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0})
+    return with_llm_retries(
+        model,
+        client.max_retries,
+        retry_timeouts=client.retry_timeouts,
+        base_delay=client.base_delay,
+    )
+
+
+def judge_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[Any, Any]:
+    """The chat model for a runner that retries its jobs itself, and the client configuration.
+
+    The client makes one attempt per job attempt (no SDK retries, no ``RetryingChatModel``);
+    the runner applies ``client.max_retries``, ``client.timeout`` and the profile's backoff.
+    """
+    from ragloop.config import llm_client
     from ragloop.providers import get_chat_model
 
-    return get_chat_model(
-        settings.llm,
-        env=os.environ if env is None else env,
-        timeout=settings.llm_timeout,
-        max_tokens=settings.llm_max_tokens,
-        max_retries=settings.llm_max_retries,
-    )
+    env = os.environ if env is None else env
+    client = llm_client(settings, env)
+    return get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0}), client
 
 
 def build_pipeline(
@@ -156,19 +178,12 @@ def build_pipeline(
     from ragloop.retrievers.registry import LazyRetrievers, get_retriever
     from ragloop.retrievers.sparse import chunk_counts, page_titles
     from ragloop.retrievers.web import CorpusWebSearch, tavily_from_env, web_corpus_folder
-    from ragloop.safety.llm_faults import with_llm_retries
     from ragloop.sources import choose_corpus, describe
 
     settings = settings or load_settings()
     env = os.environ if env is None else env
     emb = embeddings or get_embeddings(settings.embeddings, env=env)
-    # retries follow the runner's policy in one place, so the SDK's own are turned off
-    sdk = settings.model_copy(update={"llm_max_retries": 0})
-    model = (
-        llm
-        if llm is not None
-        else with_llm_retries(chat_model_for(sdk, env), max_retries=settings.llm_max_retries)
-    )
+    model = llm if llm is not None else chat_model_for(settings, env)
     corpus = choose_corpus(settings, corpus_dir, demo=demo)  # never a silent demo fallback
     index = open_index(
         corpus,
@@ -218,9 +233,16 @@ def build_pipeline(
     if model is None:
         strategies: Any = offline
     else:
+        from ragloop.config import llm_client
         from ragloop.nodes.llm import LLMStrategies
 
-        strategies = LLMStrategies(model, emb, offline=offline)
+        strategies = LLMStrategies(
+            model,
+            emb,
+            offline=offline,
+            client=llm_client(settings, env),
+            prompts_dir=settings.prompts_dir,
+        )
     deps = Deps(
         strategies=strategies,
         retrievers=retrievers,
