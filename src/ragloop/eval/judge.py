@@ -3,8 +3,9 @@
 Native structured output first: the request carries a ``response_format`` the server
 constrains its reply with (``json_schema`` for OpenAI, ``json_object`` with the schema for
 llama.cpp-style servers), chosen per server (``safety/llm_profile.structured_method``).
-A server that refuses it (HTTP 400/404/415/422/501) is asked again with the schema pasted
-into the prompt, and every later ask of this judge goes that way; the result says which
+The schema is in the prompt as well (vLLM's and Ollama's json_object do not constrain to
+it). A server that refuses the field (HTTP 400/404/415/422/501) is asked again without it,
+and every later ask of this judge goes that way; the result says which
 method answered and why a fallback was taken. A reply that does not validate is repaired
 once, by the same method.
 """
@@ -22,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from ragloop.eval.prompt import Prompt, load_prompt, schema_of
 from ragloop.eval.replies import json_candidates, parse_reply, text_of
-from ragloop.safety.llm_profile import structured_method
+from ragloop.safety.llm_profile import is_local_url, structured_method
 
 __all__ = [
     "Judge",
@@ -87,6 +88,12 @@ def native_method(llm: Any, requested: str = "auto") -> tuple[str, str | None]:
     return structured_method(getattr(inner, "openai_api_base", None), requested), None
 
 
+def is_local_model(llm: Any) -> bool:
+    """True for an OpenAI-compatible model served on this machine (the local profile's)."""
+    inner = _innermost(llm)
+    return is_local_url(getattr(inner, "openai_api_base", None))
+
+
 def _refused(exc: BaseException) -> str | None:
     """A short reason when ``exc`` says the server does not take the response_format."""
     status = getattr(exc, "status_code", None)
@@ -109,8 +116,8 @@ class Judge:
     Temperature is bound to 0 by default where the model has a ``temperature`` field.
     Network errors and timeouts propagate (the runner retries); only parse failures are
     handled here. ``calls``/``input_tokens``/``output_tokens`` add up every request.
-    ``structured`` picks the method (auto: by server); ``compact`` drops few-shot examples
-    and, when the server constrains the reply, the pasted schema (the local profile).
+    ``structured`` picks the method (auto: by server); ``compact`` drops the few-shot
+    examples (None: for a server on this machine, as the local profile does).
     """
 
     def __init__(
@@ -120,13 +127,13 @@ class Judge:
         temperature: float = 0.0,
         timeout: float | None = None,
         structured: str = "auto",
-        compact: bool = False,
+        compact: bool | None = None,
     ):
         self.llm = self._bind_temperature(llm, temperature)
         self.temperature = temperature
         self.timeout = timeout
-        self.compact = compact
         self.method, self.refused = native_method(llm, structured)
+        self.compact = is_local_model(llm) if compact is None else compact
         self.calls = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -172,13 +179,9 @@ class Judge:
         return text
 
     def _render(self, prompt: Prompt, inputs: dict[str, Any], output_model: Any, method: str):
-        native = method != "prompt"
-        return prompt.render(
-            inputs,
-            output_model,
-            schema=not (native and self.compact),
-            examples=not self.compact,
-        )
+        # the schema stays in the prompt even when the server constrains the reply: vLLM and
+        # Ollama take json_object without its schema, and the model must know the fields
+        return prompt.render(inputs, output_model, examples=not self.compact)
 
     async def _first(
         self, prompt: Prompt, inputs: dict[str, Any], output_model: Any, result: JudgeResult

@@ -4,7 +4,7 @@
 reply cap. ``local`` suits a server on this machine (llama.cpp, Ollama, vLLM): usually one
 slot, so a retried request only queues behind the one it abandoned. It has short timeouts,
 one retry, no retry after a timeout, a longer backoff, a 256-token reply cap and compact
-prompts (no few-shot examples, no schema pasted when the server constrains the output).
+prompts (no few-shot examples).
 ``auto`` picks ``local`` for ``openai:<model>`` with a loopback ``OPENAI_BASE_URL``.
 Values the user set (flag, ``RAGLOOP_LLM_*`` environment, experiment spec) win over the
 profile's.
@@ -33,7 +33,7 @@ class ClientConfig:
     max_retries: int = 2
     #: reply cap in tokens, sent to the server and enforced on the client
     max_tokens: int | None = 1024
-    #: prompts without few-shot examples (and without the schema when the output is constrained)
+    #: prompts without few-shot examples
     compact: bool = False
     #: retry a request that timed out (a single-slot server is still busy with it)
     retry_timeouts: bool = True
