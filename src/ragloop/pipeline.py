@@ -148,6 +148,21 @@ def judge_model_for(settings: Settings, env: Mapping[str, str] | None = None) ->
     return get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0}), client
 
 
+def runner_options(client: Any) -> dict[str, Any]:
+    """The evaluation runner's limits from an LLM client configuration (timeout, retries)."""
+    from ragloop.eval.retry import RetryPolicy
+
+    return {
+        "timeout": client.timeout,
+        "max_retries": client.max_retries,
+        "retry": RetryPolicy(
+            max_retries=client.max_retries,
+            base_delay=client.base_delay,
+            retry_timeouts=client.retry_timeouts,
+        ),
+    }
+
+
 def build_pipeline(
     settings: Settings | None = None,
     *,

@@ -181,7 +181,14 @@ def eval_command(
     if traces is not None:
         from ragloop.cli.chat import report_traces
 
-        report_traces(traces, since=since, metrics=metrics, llm=llm, quiet=quiet)
+        report_traces(
+            traces,
+            since=since,
+            metrics=metrics,
+            llm=llm,
+            quiet=quiet,
+            llm_options=llm_knobs(timeout, max_tokens, max_retries),
+        )
         return
     if threads is not None:
         from ragloop.eval.threads import default_thread_metrics, thread_dataset
@@ -194,9 +201,8 @@ def eval_command(
         raise ConfigError("give a DATASET file, or --traces PATH to evaluate recorded traffic")
     from ragloop.cli.eval_run import split_llm_only
     from ragloop.config import load_settings
-    from ragloop.eval.retry import RetryPolicy
     from ragloop.eval.runner import evaluate
-    from ragloop.pipeline import judge_model_for
+    from ragloop.pipeline import judge_model_for, runner_options
     from ragloop.providers import get_embeddings
 
     names = [n.strip() for n in metrics.split(",") if n.strip()] if metrics else None
@@ -229,13 +235,7 @@ def eval_command(
         data, pre_notes = _answer_first(data, settings, index_dir, concurrency, quiet)
     options: dict[str, Any] = {
         "max_concurrency": concurrency,
-        "timeout": client.timeout,
-        "max_retries": client.max_retries,
-        "retry": RetryPolicy(
-            max_retries=client.max_retries,
-            base_delay=client.base_delay,
-            retry_timeouts=client.retry_timeouts,
-        ),
+        **runner_options(client),
         "cache": not no_cache,
         "cache_dir": cache_dir,
         "database_url": _database_url(no_cache),

@@ -71,8 +71,7 @@ async def arun_experiment(
         stop: set it (Ctrl-C) to stop: the configuration in progress is dropped (its graph
             runs stay cached for a re-run), the finished ones are compared and written.
     """
-    from ragloop.eval.retry import RetryPolicy
-    from ragloop.pipeline import chat_model_for, judge_model_for
+    from ragloop.pipeline import chat_model_for, judge_model_for, runner_options
     from ragloop.providers import get_embeddings
 
     started = time.perf_counter()
@@ -90,14 +89,7 @@ async def arun_experiment(
     pipe = _pipeline(spec, env, chat, emb)
     store = open_store(spec.cache_dir / "runs", spec.settings.database_url) if cache else None
     grid = GridRunner(spec, pipe, store, build_identity(spec, chat, emb), progress)
-    grid.eval_options = {  # the scoring runner retries its jobs with the same limits
-        "timeout": client.timeout,
-        "retry": RetryPolicy(
-            max_retries=client.max_retries,
-            base_delay=client.base_delay,
-            retry_timeouts=client.retry_timeouts,
-        ),
-    }
+    grid.eval_options = runner_options(client)  # the scoring runner: the same limits
     grid.tick(0, "starting")
     by_config: dict[str, list[dict[str, Any]]] = {}
     try:
