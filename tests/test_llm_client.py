@@ -146,3 +146,12 @@ def test_eval_takes_its_timeout_and_retries_from_the_environment(
     openai_server.reset()
     CliRunner().invoke(app, [*args, "--json"])
     assert openai_server.count() == 2
+
+
+def test_a_stream_that_never_ends_stops_at_the_cap_and_hangs_up(openai_server):
+    openai_server.default = endless()
+    model = fake_chat_model(openai_server, max_tokens=16, timeout=20)
+    text = "".join(chunk.text for chunk in model.stream("hi"))
+    assert 128 <= len(text) < 128 + len("word ")  # 8 characters per token of the cap
+    assert openai_server.hung_up.wait(10)  # the connection was closed: the server stops
+    assert openai_server.chat_requests()[0].body["max_tokens"] == 16

@@ -111,6 +111,9 @@ class FakeOpenAIServer:
         one is answered ``unsupported_status`` (llama.cpp's server answers 500 to json_schema).
         """
         self.response_formats = response_formats
+        #: body chunks an endless behaviour sent, and whether its client hung up
+        self.flood_sent = 0
+        self.hung_up = threading.Event()
         self.unsupported_status = unsupported_status
         self.default = default if isinstance(default, Behaviour) else reply(default)
         self.delay = delay
@@ -189,6 +192,18 @@ class FakeOpenAIServer:
         return not self._stopping.wait(seconds) if seconds > 0 else True
 
 
+def _token_event(body: dict) -> bytes:
+    """One server-sent event of a streamed chat completion carrying a word."""
+    event = {
+        "id": "chatcmpl-flood",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "delta": {"content": "word "}, "finish_reason": None}],
+    }
+    return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+
 def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -257,24 +272,31 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if kind and server.response_formats is not None and kind not in server.response_formats:
                 behaviour = error(server.unsupported_status, f"response_format {kind} unsupported")
             if behaviour.endless:
-                self._flood()
+                self._flood(body)
                 return
             self._respond(behaviour, body, headers)
 
-        def _flood(self) -> None:
-            """Headers, then chunk after chunk of body until the client hangs up."""
+        def _flood(self, body: dict) -> None:
+            """Headers, then body chunk after chunk until the client hangs up: one JSON that
+            never ends, or (``stream``) token events that never stop."""
             self.close_connection = True
+            streamed = bool(body.get("stream"))
             try:
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                kind = "text/event-stream" if streamed else "application/json"
+                self.send_header("Content-Type", kind)
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 chunk = b'{"id": "flood", "choices": [{"message": {"content": "' + b"x" * 65536
                 while not server._stopping.is_set():
+                    if streamed:
+                        chunk = _token_event(body)
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+                    server.flood_sent += 1
                     chunk = b"x" * 65536
             except OSError:  # the client hung up: what a capped client does
-                return
+                server.hung_up.set()
 
         def _respond(self, behaviour: Behaviour, body: dict, headers: dict[str, str]) -> None:
             if behaviour.status >= 400:
