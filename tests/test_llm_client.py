@@ -155,3 +155,27 @@ def test_a_stream_that_never_ends_stops_at_the_cap_and_hangs_up(openai_server):
     assert 128 <= len(text) < 128 + len("word ")  # 8 characters per token of the cap
     assert openai_server.hung_up.wait(10)  # the connection was closed: the server stops
     assert openai_server.chat_requests()[0].body["max_tokens"] == 16
+
+
+def test_eval_against_a_failing_server_prints_the_one_fault_line(
+    openai_server, tmp_path, monkeypatch
+):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragloop.cli import app
+    from tests.fakes.openai_server import error
+
+    openai_server.default = error(500)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"user_input": "q", "response": "a", "retrieved_contexts": ["c"]}))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-eval-0000")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.url)
+    monkeypatch.setenv("RAGLOOP_LLM_MAX_RETRIES", "1")
+    args = ["eval", str(rows), "-m", "faithfulness", "--llm", "openai:m", "--no-cache", "-q"]
+    result = CliRunner().invoke(app, args)
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert f"error: the LLM server {openai_server.url} failed after 2 attempts" in flat
+    assert "server error (HTTP 500)" in flat

@@ -48,14 +48,19 @@ def _secrets(model: Any) -> list[str]:
     return [*secrets_of(model), *secret_values()]
 
 
-def fault_message(model: Any, failure: Failure, attempts: int) -> str:
-    """One line: which server failed, how, after how many attempts, and what to do."""
+def fault_message(
+    model: Any, failure: Failure, attempts: int, secrets: list[str] | None = None
+) -> str:
+    """One line: which server failed, how, after how many attempts, and what to do.
+
+    ``secrets``: the values to redact (default: the model's and the environment's).
+    """
     from ragloop.redact import redact_text
 
     hint = _HINTS.get(failure.kind, "see the reason above")
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     text = f"the LLM server {server_of(model)} failed{tries}: {failure.reason}; {hint}"
-    return redact_text(text, _secrets(model))
+    return redact_text(text, _secrets(model) if secrets is None else secrets)
 
 
 class RetryingChatModel(BaseChatModel):
