@@ -6,9 +6,9 @@ import pytest
 
 from ragloop.errors import LLMError
 from ragloop.eval.retry import classify
+from ragloop.llm.profile import PROFILES, is_local_url, resolve, structured_method
+from ragloop.llm.reply_cap import TRUNCATED_KEY, body_cap
 from ragloop.safety.llm_faults import with_llm_retries
-from ragloop.safety.llm_profile import PROFILES, is_local_url, resolve, structured_method
-from ragloop.safety.reply_cap import TRUNCATED_KEY, body_cap
 from tests.fakes.fixtures import fake_chat_model
 from tests.fakes.openai_server import endless, hang, reply
 

@@ -21,8 +21,8 @@ from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.eval.metrics.context_llm import RECALL_PROMPT
 from ragloop.eval.retry import RetryPolicy, classify, redact, retry_after
 from ragloop.eval.runner import aevaluate, evaluate
+from ragloop.llm.reply_cap import CappedChatOpenAI
 from ragloop.providers import get_embeddings
-from ragloop.safety.reply_cap import CappedChatOpenAI
 from tests.fakes.fixtures import FAKE_KEY, fake_chat_model, openai_server  # noqa: F401
 from tests.fakes.openai_server import Behaviour, error, hang, messages_text, reply
 

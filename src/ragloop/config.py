@@ -13,7 +13,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
-from ragloop.safety.llm_profile import ClientConfig, resolve
+from ragloop.llm.profile import ClientConfig, resolve
 
 #: the default retriever order; any registered name is accepted (retrievers/registry.py)
 DEFAULT_RETRIEVERS = ("hybrid", "dense", "sparse")  # fused first: best single on real docs

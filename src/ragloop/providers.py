@@ -110,10 +110,10 @@ def _openai_chat(
 
     A server other than OpenAI's gets the cap as ``max_tokens`` (llama.cpp's ignores
     ``max_completion_tokens``); the client itself reads at most a capped body, for at most
-    ``timeout`` seconds in all, and cuts a reply text past the cap (``safety/reply_cap.py``).
+    ``timeout`` seconds in all, and cuts a reply text past the cap (``llm/reply_cap.py``).
     """
-    from ragloop.safety.llm_profile import is_openai_url
-    from ragloop.safety.reply_cap import CappedChatOpenAI, capped_clients, text_cap
+    from ragloop.llm.profile import is_openai_url
+    from ragloop.llm.reply_cap import CappedChatOpenAI, capped_clients, text_cap
 
     base_url = env.get("OPENAI_BASE_URL") or None
     kwargs: dict[str, Any] = {

@@ -2,7 +2,7 @@
 
 Native structured output first: the request carries a ``response_format`` the server
 constrains its reply with (``json_schema`` for OpenAI, ``json_object`` with the schema for
-llama.cpp-style servers), chosen per server (``safety/llm_profile.structured_method``).
+llama.cpp-style servers), chosen per server (``llm/profile.structured_method``).
 The schema is in the prompt as well (vLLM's and Ollama's json_object do not constrain to
 it). A server that refuses the field (HTTP 400/404/415/422/501) is asked again without it,
 and every later ask of this judge goes that way; the result says which
@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from ragloop.eval.prompt import Prompt, load_prompt, schema_of
 from ragloop.eval.replies import json_candidates, parse_reply, text_of
-from ragloop.safety.llm_profile import is_local_url, structured_method
+from ragloop.llm.profile import is_local_url, structured_method
 
 __all__ = [
     "Judge",

@@ -14,10 +14,10 @@ from pydantic import BaseModel, Field
 from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
 from ragloop.eval.metrics.base import MetricResult, get_metric
+from ragloop.llm.profile import ClientConfig
 from ragloop.nodes import prompts
 from ragloop.nodes.base import Assessment, Draft, Rewrite
 from ragloop.nodes.offline import OfflineStrategies
-from ragloop.safety.llm_profile import ClientConfig
 from ragloop.state import ContextItem
 
 _CITE = re.compile(r"\[(\d+)\]")
