@@ -1,6 +1,7 @@
 """The LLM strategy end to end through ChatOpenAI against a local OpenAI-compatible fake."""
 
 import json
+import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
@@ -23,6 +24,19 @@ def _inputs(messages: list[dict]) -> dict:
     return json.loads(human.rsplit("Input:\n", 1)[1].rsplit("\nOutput:", 1)[0])
 
 
+def context_ids(data: dict) -> list[str]:
+    """The ids of the new contexts the judge prompt shows."""
+    return re.findall(r'<context id="(c\d+)"', data["new_contexts"])
+
+
+def assess_reply(data: dict, grades: list[int], supported: bool = True) -> dict:
+    """A judge reply keyed by context id and claim id."""
+    return {
+        "grades": [{"id": i, "grade": g} for i, g in zip(context_ids(data), grades, strict=False)],
+        "claims": [{"id": c["id"], "supported": supported} for c in data["claims"]],
+    }
+
+
 def respond(body: dict):
     """Answer each graph prompt in the shape it asks for; metric prompts via the metric fakes."""
     messages = body["messages"]
@@ -31,8 +45,8 @@ def respond(body: dict):
         return {"answer": "I am not sure.", "noncommittal": True, "needs_retrieval": True}
     if system.startswith(prompts.ASSESS.instruction.strip()):
         data = _inputs(messages)
-        n = data["new_contexts"].count("<context n=")
-        return {"grades": [2] + [0] * (n - 1), "supported": [True] * len(data["claims"])}
+        n = len(context_ids(data))
+        return assess_reply(data, [2] + [0] * (n - 1))
     if system.startswith(prompts.REWRITE.instruction.strip()):
         return {"query": "replacement card fee"}
     if system.startswith(prompts.ANSWER_SYSTEM):

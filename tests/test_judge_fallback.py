@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 
 from ragloop.nodes import prompts
-from tests.test_graph_llm import QUESTION, _inputs, _pipeline, respond
+from tests.test_graph_llm import (
+    QUESTION,
+    _inputs,
+    _pipeline,
+    assess_reply,
+    context_ids,
+    respond,
+)
 
 
 def _assess_requests(server) -> list[dict]:
@@ -22,8 +29,7 @@ def test_wrong_grade_count_is_repaired_once_then_recorded_as_fallback(
     def one_grade_short(body):
         if body["messages"][0]["content"].startswith(prompts.ASSESS.instruction.strip()):
             data = _inputs(body["messages"])
-            n = data["new_contexts"].count("<context n=")
-            return {"grades": [2] * (n - 1), "supported": [True] * len(data["claims"])}
+            return assess_reply(data, [2] * (len(context_ids(data)) - 1))
         return respond(body)
 
     openai_server.default.reply = one_grade_short
@@ -32,8 +38,10 @@ def test_wrong_grade_count_is_repaired_once_then_recorded_as_fallback(
     per_judgment = [s for s in result.steps if s["node"] == "judge"]
     assert len(assessed) == 2 * len(per_judgment)  # the ask and its one repair, each time
     repair = assessed[1]["messages"][-1]["content"]
-    counts = re.search(r"(\d+) grades for (\d+) new contexts", repair)
-    assert counts and int(counts[1]) == int(counts[2]) - 1, repair
+    missing = re.search(
+        r"grades: expected each of the ids (.*) exactly once; missing (c\d+)", repair
+    )
+    assert missing and missing[2] == missing[1].split(", ")[-1], repair
     fallbacks = [s for s in result.steps if s["node"] == "judge-fallback"]
     assert len(fallbacks) == len(per_judgment)
     assert "unusable after one repair" in fallbacks[0]["detail"]
@@ -50,11 +58,10 @@ def test_a_repaired_reply_is_used_and_no_fallback_is_recorded(
         if body["messages"][0]["content"].startswith(prompts.ASSESS.instruction.strip()):
             seen["assess"] += 1
             data = _inputs(body["messages"])
-            n = data["new_contexts"].count("<context n=")
-            grades = [2] + [0] * (n - 1)
+            grades = [2] + [0] * (len(context_ids(data)) - 1)
             if seen["assess"] == 1:
                 grades = grades[:-1]
-            return {"grades": grades, "supported": [True] * len(data["claims"])}
+            return assess_reply(data, grades)
         return respond(body)
 
     openai_server.default.reply = short_then_right
@@ -79,8 +86,7 @@ def test_an_unusable_draft_or_rewrite_reply_is_recorded_in_the_path(
             return "still not json"
         if system.startswith(prompts.ASSESS.instruction.strip()):  # nothing is ever enough
             data = _inputs(body["messages"])
-            n = data["new_contexts"].count("<context n=")
-            return {"grades": [1] * n, "supported": [False] * len(data["claims"])}
+            return assess_reply(data, [1] * len(context_ids(data)), supported=False)
         return respond(body)
 
     openai_server.default.reply = broken

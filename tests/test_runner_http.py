@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, Field
 
 from ragloop.eval.judge import Judge, Prompt
@@ -21,6 +20,7 @@ from ragloop.eval.metrics._llm import LLMMetric, failed
 from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.eval.metrics.context_llm import RECALL_PROMPT
 from ragloop.eval.runner import aevaluate, evaluate
+from ragloop.llm.reply_cap import CappedChatOpenAI
 from ragloop.llm.retry import RetryPolicy, classify, redact, retry_after
 from ragloop.providers import get_embeddings
 from tests.fakes.fixtures import FAKE_KEY, fake_chat_model, openai_server  # noqa: F401
@@ -228,13 +228,14 @@ def test_an_interrupted_run_resumes_and_sends_only_the_missing_requests(openai_s
     # Requests the cancelled run had already written may reach the server after `first` was
     # read (under load they did: 17 == 16), so the resumed run's requests are told apart by a
     # header that is not part of any cache or journal key, never by counting before/after.
-    resumed_llm = ChatOpenAI(
+    resumed_llm = CappedChatOpenAI(  # what fake_chat_model builds, plus a header
         model="fake-model",
         api_key=FAKE_KEY,
         base_url=openai_server.url,
         timeout=60.0,
         max_retries=0,
         temperature=0.0,
+        send_max_tokens=True,
         default_headers={"x-ragloop-test-run": "resumed"},
     )
     result = evaluate(rows(24), [OneCall(llm=resumed_llm)], cache_dir=tmp_path, max_concurrency=4)

@@ -92,3 +92,45 @@ def test_unanswerable_key_terms_found_in_the_corpus_are_dropped(openai_server):
     assert [r["absent_terms"] for r in ts.rows] == [["zeppelin", "blimp"]]
     assert ts.rows[0]["reference_contexts"] == []
     assert openai_server.count() == 2  # no faithfulness check: nothing to be faithful to
+
+
+def _testset_cli(server, tmp_path, monkeypatch, *flags):
+    from typer.testing import CliRunner
+
+    from ragloop.cli import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-testset-0000")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    args = ["testset", str(CORPUS), "-n", "4", "--out", str(tmp_path / "ts.jsonl"), *flags]
+    return CliRunner().invoke(app, [*args, "--llm", "openai:fake-model"])
+
+
+def test_testset_reports_a_failing_server_in_one_line_after_its_retries(
+    openai_server, tmp_path, monkeypatch
+):
+    from tests.fakes.openai_server import error
+
+    openai_server.default = error(500)
+    monkeypatch.setenv("RAGLOOP_LLM_MAX_RETRIES", "1")
+    result = _testset_cli(openai_server, tmp_path, monkeypatch, "--timeout", "5")
+    assert result.exit_code == 1, result.output
+    assert "unexpected" not in result.output
+    assert f"the LLM server {openai_server.url} failed after 2 attempts" in result.output
+    assert openai_server.count() == 2
+
+
+def test_testset_stops_at_a_flooding_server_after_one_request(openai_server, tmp_path, monkeypatch):
+    openai_server.default = reply("x" * 2_000_000)
+    result = _testset_cli(openai_server, tmp_path, monkeypatch, "--max-retries", "3")
+    assert result.exit_code == 1 and "reply cap" in result.output, result.output
+    assert openai_server.count() == 1
+    assert not (tmp_path / "ts.jsonl").exists()
+
+
+def test_testset_gives_up_on_a_server_whose_replies_never_parse(
+    openai_server, tmp_path, monkeypatch
+):
+    openai_server.default = reply("I will not write JSON.")
+    result = _testset_cli(openai_server, tmp_path, monkeypatch)
+    assert result.exit_code == 1 and "3 unusable replies in a row" in result.output, result.output
+    assert openai_server.count() == 6  # three questions, each asked and repaired once

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -12,6 +13,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
+from ragloop.llm.profile import ClientConfig, resolve
 from ragloop.plugins.models import embeddings_names
 from ragloop.plugins.specs import check_chat_spec
 from ragloop.retrievers.registry import check_retriever_names
@@ -51,6 +53,12 @@ class Settings(BaseSettings):
     llm_max_tokens: int | None = Field(1024, ge=1)
     #: retries of a failed LLM request by the client (the eval runner retries jobs itself)
     llm_max_retries: int = Field(2, ge=0, le=20)
+    #: LLM client profile: auto picks "local" for openai:<model> on a loopback OPENAI_BASE_URL
+    llm_profile: Literal["auto", "local", "remote"] = "auto"
+    #: how structured replies are asked for: auto (by server), json_schema, json_object, prompt
+    llm_structured: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
+    #: a folder of <name>.toml prompts replacing the built-in ones of the same name
+    prompts_dir: Path | None = None
     max_iterations: int = Field(3, ge=0, le=20)
     #: the longest question (characters) a turn takes; longer input is refused with a clear error
     max_question_chars: int = Field(8000, ge=1)
@@ -105,6 +113,28 @@ def load_settings(**overrides: Any) -> Settings:
             msg = err["msg"].removeprefix("Value error, ")
             lines.append(f"setting '{name}' (env RAGLOOP_{name.upper()}): {msg}")
         raise ConfigError("; ".join(lines)) from None
+
+
+_CLIENT_FIELDS = {
+    "llm_timeout": "timeout",
+    "llm_max_retries": "max_retries",
+    "llm_max_tokens": "max_tokens",
+    "llm_structured": "structured",
+}
+
+
+def llm_client(settings: Settings, env: Mapping[str, str]) -> ClientConfig:
+    """The LLM client configuration of ``settings``: its profile, then what the user set.
+
+    A value counts as set when it came from a flag, a ``RAGLOOP_LLM_*`` variable or a
+    spec (pydantic's ``model_fields_set``); an unset one takes the profile's value.
+    """
+    explicit = {
+        option: getattr(settings, name)
+        for name, option in _CLIENT_FIELDS.items()
+        if name in settings.model_fields_set
+    }
+    return resolve(settings.llm, env, profile=settings.llm_profile, **explicit)
 
 
 #: the settings one run may override: the fields of the graph's LangGraph ``Context`` (same

@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 
 from ragloop._async import run_sync
-from ragloop.config import Context, Settings, load_settings
+from ragloop.config import Context, Settings, llm_client, load_settings
 from ragloop.errors import ConfigError
 from ragloop.graph.builder import build_graph, recursion_limit
 from ragloop.graph.result import RunResult
@@ -117,19 +117,62 @@ class Pipeline:
 
 
 def chat_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> Any:
-    """The chat model ``settings.llm`` names, with its timeout / max_tokens / max_retries."""
+    """The chat model ``settings.llm`` names, configured by its profile and what the user set.
+
+    Retries are ragloop's own (``RetryingChatModel``, with the profile's backoff), so the
+    SDK's are off; None offline.
+    """
+    from ragloop.config import llm_client
+    from ragloop.llm.faults import with_llm_retries
     from ragloop.providers import get_chat_model
 
-    return get_chat_model(
-        settings.llm,
-        env=os.environ if env is None else env,
-        timeout=settings.llm_timeout,
-        max_tokens=settings.llm_max_tokens,
-        max_retries=settings.llm_max_retries,
+    env = os.environ if env is None else env
+    client = llm_client(settings, env)
+    model = get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0})
+    return with_llm_retries(
+        model,
+        client.max_retries,
+        retry_timeouts=client.retry_timeouts,
+        base_delay=client.base_delay,
     )
 
 
-def roles_for(settings: Settings, model: Any, emb: Any, offline: Any) -> dict[str, Any]:
+def judge_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[Any, Any]:
+    """The chat model for a runner that retries its jobs itself, and the client configuration.
+
+    The client makes one attempt per job attempt (no SDK retries, no ``RetryingChatModel``);
+    the runner applies ``client.max_retries``, ``client.timeout`` and the profile's backoff.
+    """
+    from ragloop.config import llm_client
+    from ragloop.providers import get_chat_model
+
+    env = os.environ if env is None else env
+    client = llm_client(settings, env)
+    return get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0}), client
+
+
+def runner_options(client: Any) -> dict[str, Any]:
+    """The evaluation runner's limits from an LLM client configuration (timeout, retries)."""
+    from ragloop.llm.retry import RetryPolicy
+
+    return {
+        "timeout": client.timeout,
+        "max_retries": client.max_retries,
+        "retry": RetryPolicy(
+            max_retries=client.max_retries,
+            base_delay=client.base_delay,
+            retry_timeouts=client.retry_timeouts,
+        ),
+    }
+
+
+def roles_for(
+    settings: Settings,
+    model: Any,
+    emb: Any,
+    offline: Any,
+    env: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """Each role's implementation: the LLM's where a model is set, unless ``settings.judge`` /
     ``settings.answer`` pick the offline judge / extractive answer (or ask for the LLM's)."""
     from ragloop.nodes.llm import LLMStrategies
@@ -143,7 +186,13 @@ def roles_for(settings: Settings, model: Any, emb: Any, offline: Any) -> dict[st
                 "(e.g. openai:gpt-4o-mini) or choose the offline one"
             )
         return {"strategies": offline}
-    llm = LLMStrategies(model, emb, offline=offline)
+    llm = LLMStrategies(
+        model,
+        emb,
+        offline=offline,
+        client=llm_client(settings, os.environ if env is None else env),
+        prompts_dir=settings.prompts_dir,
+    )
     return {
         "strategies": llm,
         "judge": offline if settings.judge == "offline" else llm,
@@ -171,7 +220,6 @@ def build_pipeline(
     chunking be replaced. LLM faults are retried with the runner's policy (``LLMError`` last).
     """
     from ragloop.data import WEB_DIR
-    from ragloop.llm.faults import with_llm_retries
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
     from ragloop.nodes.evidence import common_words
     from ragloop.nodes.memo import index_vectors
@@ -187,13 +235,7 @@ def build_pipeline(
     settings = settings or load_settings()
     env = os.environ if env is None else env
     emb = embeddings or get_embeddings(settings.embeddings, env=env)
-    # retries follow the runner's policy in one place, so the SDK's own are turned off
-    sdk = settings.model_copy(update={"llm_max_retries": 0})
-    model = (
-        llm
-        if llm is not None
-        else with_llm_retries(chat_model_for(sdk, env), max_retries=settings.llm_max_retries)
-    )
+    model = llm if llm is not None else chat_model_for(settings, env)
     corpus = choose_corpus(settings, corpus_dir, demo=demo)  # never a silent demo fallback
     index = open_index(
         corpus,
@@ -241,7 +283,7 @@ def build_pipeline(
         common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
     )
     deps = Deps(
-        **roles_for(settings, model, emb, offline),
+        **roles_for(settings, model, emb, offline, env),
         retrievers=retrievers,
         web=web,
         common_words=offline.common_words,

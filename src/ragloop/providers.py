@@ -99,18 +99,35 @@ def get_chat_model(
     provider, _, model = spec.partition(":")
     model = model.strip()
     if provider == "openai":
-        from langchain_openai import ChatOpenAI
-
-        kwargs: dict[str, Any] = {
-            "model": _openai_model(spec, "llm"),
-            "api_key": _require_key(env),
-            "temperature": temperature,
-            **{k: v for k, v in knobs.items() if v is not None},
-        }
-        if env.get("OPENAI_BASE_URL"):
-            kwargs["base_url"] = env["OPENAI_BASE_URL"]
-        return ChatOpenAI(**kwargs)
+        return _openai_chat(spec, env, temperature, knobs)
     return _init_chat_model(provider, model, temperature=temperature, **knobs)
+
+
+def _openai_chat(
+    spec: str, env: Mapping[str, str], temperature: float, knobs: dict[str, Any]
+) -> BaseChatModel:
+    """``ChatOpenAI`` whose reply cap reaches any OpenAI-compatible server and binds the client.
+
+    A server other than OpenAI's gets the cap as ``max_tokens`` (llama.cpp's ignores
+    ``max_completion_tokens``); the client itself reads at most a capped body, for at most
+    ``timeout`` seconds in all, and cuts a reply text past the cap (``llm/reply_cap.py``).
+    """
+    from ragloop.llm.profile import is_openai_url
+    from ragloop.llm.reply_cap import CappedChatOpenAI, capped_clients, text_cap
+
+    base_url = env.get("OPENAI_BASE_URL") or None
+    kwargs: dict[str, Any] = {
+        "model": _openai_model(spec, "llm"),
+        "api_key": _require_key(env),
+        "temperature": temperature,
+        **{k: v for k, v in knobs.items() if v is not None},
+        **capped_clients(knobs.get("max_tokens"), knobs.get("timeout")),
+        "send_max_tokens": not is_openai_url(base_url),
+        "reply_chars": text_cap(knobs.get("max_tokens")),
+    }
+    if base_url:
+        kwargs["base_url"] = base_url
+    return CappedChatOpenAI(**kwargs)
 
 
 def _init_chat_model(provider: str, model: str, **kwargs: Any) -> BaseChatModel:
@@ -139,4 +156,5 @@ def describe_model(model: BaseChatModel | None) -> str:
     if model is None:
         return "none"
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
-    return f"{type(model).__name__}:{name}" if name else type(model).__name__
+    kind = type(model).__name__.removeprefix("Capped")
+    return f"{kind}:{name}" if name else kind

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -45,6 +46,8 @@ class Behaviour:
     raw: bytes | None = None
     #: error message for status >= 400; a callable gets (request JSON, request headers)
     message: str | Callable[[dict, dict], str] = "scripted error"
+    #: send a 200 and then body bytes without end (a server that ignores the reply cap)
+    endless: bool = False
 
 
 def reply(content: Content, delay: float = 0.0) -> Behaviour:
@@ -59,6 +62,11 @@ def error(
 ) -> Behaviour:
     """Fail with an OpenAI-style error body, e.g. ``error(429, headers={"Retry-After": "1"})``."""
     return Behaviour(status=status, message=message, headers=dict(headers or {}))
+
+
+def endless() -> Behaviour:
+    """Answer 200 and stream body bytes until the client hangs up (or the server stops)."""
+    return Behaviour(endless=True)
 
 
 def hang(seconds: float = 3600.0) -> Behaviour:
@@ -80,6 +88,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # the default 5 drops connects under concurrency (1 s SYN retry)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up: expected
+            return
+        super().handle_error(request, client_address)
+
 
 class FakeOpenAIServer:
     """The server object: start/stop (or ``with``), ``script()``, ``requests``, ``url``."""
@@ -91,7 +104,17 @@ class FakeOpenAIServer:
         delay: float = 0.0,
         embedding_dim: int = 16,
         port: int = 0,
+        response_formats: tuple[str, ...] | None = None,
+        unsupported_status: int = 400,
     ):
+        """``response_formats``: the ``response_format`` types accepted (None: any); another
+        one is answered ``unsupported_status`` (llama.cpp's server answers 500 to json_schema).
+        """
+        self.response_formats = response_formats
+        #: body chunks an endless behaviour sent, and whether its client hung up
+        self.flood_sent = 0
+        self.hung_up = threading.Event()
+        self.unsupported_status = unsupported_status
         self.default = default if isinstance(default, Behaviour) else reply(default)
         self.delay = delay
         self.embedding_dim = embedding_dim
@@ -169,6 +192,18 @@ class FakeOpenAIServer:
         return not self._stopping.wait(seconds) if seconds > 0 else True
 
 
+def _token_event(body: dict) -> bytes:
+    """One server-sent event of a streamed chat completion carrying a word."""
+    event = {
+        "id": "chatcmpl-flood",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "delta": {"content": "word "}, "finish_reason": None}],
+    }
+    return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+
 def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -233,7 +268,35 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if not server._wait(behaviour.delay):
                 self.close_connection = True
                 return
+            kind = (body.get("response_format") or {}).get("type")
+            if kind and server.response_formats is not None and kind not in server.response_formats:
+                behaviour = error(server.unsupported_status, f"response_format {kind} unsupported")
+            if behaviour.endless:
+                self._flood(body)
+                return
             self._respond(behaviour, body, headers)
+
+        def _flood(self, body: dict) -> None:
+            """Headers, then body chunk after chunk until the client hangs up: one JSON that
+            never ends, or (``stream``) token events that never stop."""
+            self.close_connection = True
+            streamed = bool(body.get("stream"))
+            try:
+                self.send_response(200)
+                kind = "text/event-stream" if streamed else "application/json"
+                self.send_header("Content-Type", kind)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                chunk = b'{"id": "flood", "choices": [{"message": {"content": "' + b"x" * 65536
+                while not server._stopping.is_set():
+                    if streamed:
+                        chunk = _token_event(body)
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+                    server.flood_sent += 1
+                    chunk = b"x" * 65536
+            except OSError:  # the client hung up: what a capped client does
+                server.hung_up.set()
 
         def _respond(self, behaviour: Behaviour, body: dict, headers: dict[str, str]) -> None:
             if behaviour.status >= 400:

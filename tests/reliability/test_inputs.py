@@ -239,7 +239,11 @@ def test_web_results_are_labelled_web_in_the_judge_prompt(ledger, wordllama):
     from ragloop.nodes.prompts import Passage
     from tests.fakes.chat import ScriptedChatModel
 
-    llm = ScriptedChatModel(script=[{"grades": [2, 2], "supported": [True]}])
+    reply = {
+        "grades": [{"id": "c1", "grade": 2}, {"id": "c2", "grade": 2}],
+        "claims": [{"id": "k1", "supported": True}],
+    }
+    llm = ScriptedChatModel(script=[reply])
     strategies = LLMStrategies(llm, wordllama, OfflineStrategies(wordllama, None))
     candidates = [Passage("From the web.", "web"), Passage("From the base.", "kb")]
     asyncio.run(strategies.assess("q", candidates, [], ["claim"], 1))

@@ -119,8 +119,12 @@ async def ascore_traces(
     *,
     cache_dir: str | Path | None = None,
     progress: Callable[[int, int], Any] | None = None,
+    **runner: Any,
 ) -> Scored:
-    """Score each trace with ``metrics`` through the evaluation runner when it is available."""
+    """Score each trace with ``metrics`` through the evaluation runner when it is available.
+
+    ``runner``: the runner's limits (``timeout``, ``max_retries``, ``retry``).
+    """
     names = list(metrics or default_metrics(llm is not None))
     rows = [to_row(t) for t in traces]
     if not rows:
@@ -139,6 +143,7 @@ async def ascore_traces(
         cache=cache_dir is not None,
         cache_dir=cache_dir,
         progress=progress,
+        **runner,
     )
     by_index = {row.index: row.values for row in result.rows}
     values = [dict(by_index.get(i, {})) for i in range(len(rows))]

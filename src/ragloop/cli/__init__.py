@@ -112,9 +112,16 @@ def read_stdin_arg(value: str, what: str) -> str:
     return user_text(text, what, replaced)
 
 
-TIMEOUT_HELP = "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT, default 60)"
-MAX_TOKENS_HELP = "most tokens an LLM reply may have (RAGLOOP_LLM_MAX_TOKENS, default 1024)"
-MAX_RETRIES_HELP = "retries of a failed LLM request (RAGLOOP_LLM_MAX_RETRIES, default 2)"
+TIMEOUT_HELP = (
+    "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT; default 60, 30 for a local server)"
+)
+MAX_TOKENS_HELP = (
+    "most tokens an LLM reply may have (RAGLOOP_LLM_MAX_TOKENS; default 1024, 256 for a local "
+    "server)"
+)
+MAX_RETRIES_HELP = (
+    "retries of a failed LLM request (RAGLOOP_LLM_MAX_RETRIES; default 2, 1 for a local server)"
+)
 
 
 def llm_knobs(

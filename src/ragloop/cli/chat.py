@@ -233,29 +233,35 @@ def report_traces(
     top: int = 5,
     as_json: bool = False,
     quiet: bool = False,
+    llm_options: dict[str, Any] | None = None,
 ) -> None:
-    """Evaluate the turns recorded in ``path`` and print where the service is weak."""
+    """Evaluate the turns recorded in ``path`` and print where the service is weak.
+
+    ``llm_options``: the LLM flags as settings (timeout, retries, reply cap).
+    """
     from ragloop._async import run_sync
     from ragloop.chat.traces import TraceStore
     from ragloop.chat.weak_spots import ascore_traces, find_weak_spots, parse_since
-    from ragloop.providers import get_chat_model, get_embeddings
+    from ragloop.pipeline import judge_model_for, runner_options
+    from ragloop.providers import get_embeddings
 
     if not Path(path).is_file():
         raise ConfigError(
             f"no trace store at {path}: pass the traces.sqlite that `ragloop chat` writes "
             "(in the data folder, RAGLOOP_DATA_DIR, default .ragloop)"
         )
-    settings = load_settings(llm=llm)
+    settings = load_settings(llm=llm, **(llm_options or {}))
     turns = TraceStore(path).turns(since=parse_since(since))
     if not turns:
         console.print(f"no turns recorded in {path}" + (f" since {since}" if since else ""))
         return
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-    model = get_chat_model(settings.llm)
+    model, client = judge_model_for(settings)  # the one LLM-client path, as eval's
+    limits = runner_options(client)
     emb = get_embeddings(settings.embeddings)
     cache = Path(settings.data_dir) / "cache"
     if quiet or as_json:
-        scored = run_sync(ascore_traces(turns, names, model, emb, cache_dir=cache))
+        scored = run_sync(ascore_traces(turns, names, model, emb, cache_dir=cache, **limits))
     else:
         from rich.progress import Progress
 
@@ -266,7 +272,9 @@ def report_traces(
                 bar.update(task, completed=done, total=total)
 
             scored = run_sync(
-                ascore_traces(turns, names, model, emb, cache_dir=cache, progress=progress)
+                ascore_traces(
+                    turns, names, model, emb, cache_dir=cache, progress=progress, **limits
+                )
             )
     spots = find_weak_spots(turns, scored, top=top)
     if as_json:

@@ -14,12 +14,15 @@ from rich.table import Table
 
 from ragloop.cli import (
     EXIT_NOTHING_MEASURED,
+    MAX_RETRIES_HELP,
     MAX_TOKENS_HELP,
     STDIN,
+    TIMEOUT_HELP,
     app,
     console,
     err_console,
     friendly,
+    llm_knobs,
     progress_bar,
 )
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
@@ -35,12 +38,6 @@ def _database_url(no_cache: bool) -> str | None:
     from ragloop.config import load_settings
 
     return None if no_cache else load_settings().database_url
-
-
-def _max_tokens(flag: int | None) -> int | None:
-    from ragloop.config import load_settings
-
-    return flag if flag is not None else load_settings().llm_max_tokens
 
 
 def _stdin_dataset() -> Any:
@@ -118,15 +115,17 @@ def _run(
 
 
 def _answer_first(
-    ds: Any, llm: str | None, index_dir: Path | None, concurrency: int, quiet: bool
+    ds: Any, settings: Any, index_dir: Path | None, concurrency: int, quiet: bool
 ) -> tuple[Any, list[str]]:
     """``--run``: the dataset with every missing response answered by the pipeline."""
     from ragloop.cli.eval_run import answer_rows
-    from ragloop.config import load_settings
     from ragloop.pipeline import build_pipeline
 
+    llm = settings.llm if settings.llm != "none" else None
+    if index_dir is not None:
+        settings = settings.model_copy(update={"index_dir": index_dir})
     with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(load_settings(llm=llm, index_dir=index_dir))
+        pipeline = build_pipeline(settings)
     slots = concurrency if llm else 1  # offline runs share the CPU: one at a time
     if quiet:
         return answer_rows(ds, pipeline, concurrency=slots)
@@ -157,8 +156,8 @@ def eval_command(
     ),
     out: Path = typer.Option(None, "--out", help="folder for rows.jsonl and summary.json"),
     concurrency: int = typer.Option(16, "--concurrency", min=1, help="jobs at a time"),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="seconds per job attempt"),
-    max_retries: int = typer.Option(5, "--max-retries", min=0, help="retries of a failed job"),
+    timeout: float = typer.Option(None, "--timeout", min=0.001, help=TIMEOUT_HELP),
+    max_retries: int = typer.Option(None, "--max-retries", min=0, help=MAX_RETRIES_HELP),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="cache folder (.ragloop/cache)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="no call cache, no resume journal"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
@@ -187,7 +186,14 @@ def eval_command(
     if traces is not None:
         from ragloop.cli.chat import report_traces
 
-        report_traces(traces, since=since, metrics=metrics, llm=llm, quiet=quiet)
+        report_traces(
+            traces,
+            since=since,
+            metrics=metrics,
+            llm=llm,
+            quiet=quiet,
+            llm_options=llm_knobs(timeout, max_tokens, max_retries),
+        )
         return
     if threads is not None:
         from ragloop.chat.threads import default_thread_metrics, thread_dataset
@@ -199,8 +205,10 @@ def eval_command(
 
         raise ConfigError("give a DATASET file, or --traces PATH to evaluate recorded traffic")
     from ragloop.cli.eval_run import split_llm_only
+    from ragloop.config import load_settings
     from ragloop.eval.runner import evaluate
-    from ragloop.providers import get_chat_model, get_embeddings
+    from ragloop.pipeline import judge_model_for, runner_options
+    from ragloop.providers import get_embeddings
 
     names = [n.strip() for n in metrics.split(",") if n.strip()] if metrics else None
     skipped: list[str] = []
@@ -214,12 +222,10 @@ def eval_command(
     source: Any = (
         _stdin_dataset() if isinstance(dataset, Path) and str(dataset) == STDIN else dataset
     )
-    # the runner retries jobs itself, so the client does not (max_retries=0)
-    chat = (
-        get_chat_model(llm, env=os.environ, timeout=timeout, max_tokens=_max_tokens(max_tokens))
-        if llm
-        else None
-    )
+    # one configuration path: flags, then RAGLOOP_LLM_*, then the profile (local or remote);
+    # the runner retries jobs itself (max_retries, timeout per attempt), the client does not
+    settings = load_settings(llm=llm or "none", **llm_knobs(timeout, max_tokens, max_retries))
+    chat, client = judge_model_for(settings, os.environ)
     emb = get_embeddings(embeddings, env=os.environ) if embeddings else None
     data: Any = source
     pre_notes: list[str] = []
@@ -231,11 +237,10 @@ def eval_command(
         if limit is not None:
             data = first_rows(data, limit)
     if run:
-        data, pre_notes = _answer_first(data, llm, index_dir, concurrency, quiet)
+        data, pre_notes = _answer_first(data, settings, index_dir, concurrency, quiet)
     options: dict[str, Any] = {
         "max_concurrency": concurrency,
-        "timeout": timeout,
-        "max_retries": max_retries,
+        **runner_options(client),
         "cache": not no_cache,
         "cache_dir": cache_dir,
         "database_url": _database_url(no_cache),

@@ -120,7 +120,7 @@ def experiment_command(
 
         from ragloop.config import load_settings
 
-        merged = load_settings(**{**checked.settings.model_dump(), **knobs})
+        merged = load_settings(**{**checked.settings.model_dump(exclude_unset=True), **knobs})
         checked = dataclasses.replace(checked, settings=merged)
     options: dict[str, Any] = {"out": out or checked.out, "env": os.environ, "cache": not no_cache}
     say = lambda text: err_console.print(text, markup=False)  # noqa: E731

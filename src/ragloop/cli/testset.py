@@ -7,7 +7,18 @@ from pathlib import Path
 
 import typer
 
-from ragloop.cli import EXIT_NOTHING_MEASURED, app, console, err_console, friendly, progress_bar
+from ragloop.cli import (
+    EXIT_NOTHING_MEASURED,
+    MAX_RETRIES_HELP,
+    MAX_TOKENS_HELP,
+    TIMEOUT_HELP,
+    app,
+    console,
+    err_console,
+    friendly,
+    llm_knobs,
+    progress_bar,
+)
 from ragloop.safety.console import plain
 
 
@@ -23,6 +34,9 @@ def testset(
     ),
     force: bool = typer.Option(False, "--force", help="replace --out if it exists"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    timeout: float = typer.Option(None, "--timeout", min=0.001, help=TIMEOUT_HELP),
+    max_tokens: int = typer.Option(None, "--max-tokens", min=1, help=MAX_TOKENS_HELP),
+    max_retries: int = typer.Option(None, "--max-retries", min=0, help=MAX_RETRIES_HELP),
 ) -> None:
     """Generate questions (specific, paraphrased, multi-passage, unanswerable) from a corpus."""
     from ragloop.errors import ConfigError
@@ -41,12 +55,11 @@ def testset(
     model = None
     if llm != "none":
         from ragloop.config import load_settings
-        from ragloop.providers import get_chat_model
+        from ragloop.pipeline import chat_model_for
 
-        settings = load_settings(llm=llm)
-        model = get_chat_model(
-            settings.llm, timeout=settings.llm_timeout, max_retries=settings.llm_max_retries
-        )
+        # the one LLM-client path: retried like ask, a fault ends in one line naming the server
+        settings = load_settings(llm=llm, **llm_knobs(timeout, max_tokens, max_retries))
+        model = chat_model_for(settings)
     with progress_bar("generating questions") as bar:
         task = bar.add_task("generate", total=size)
         ts = generate(

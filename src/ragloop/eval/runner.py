@@ -53,6 +53,25 @@ class _Run:
     retries: int = 0
     fatal: str | None = None
     errors: list[str] = field(default_factory=list)
+    #: LLM jobs that were scored, and the last server fault of one that was not (with attempts)
+    llm_ok: int = 0
+    fault: tuple[Failure, int] | None = None
+
+
+#: failures that say the LLM server itself is unusable (not the request, not the key)
+SERVER_FAULTS = frozenset(
+    {"timeout", "connection", "rate_limited", "server_error", "bad_response", "oversized"}
+)
+
+
+def _server_fault(run: _Run, llm: Any) -> list[str]:
+    """The one fault line every command prints, when no LLM job got through the server."""
+    if run.fault is None or run.llm_ok or run.fatal is not None:
+        return []
+    from ragloop.llm.faults import fault_message
+
+    failure, attempts = run.fault
+    return [fault_message(llm, failure, attempts, run.secrets)]
 
 
 def _fail(run: _Run, job: Job, failure: Failure) -> None:
@@ -118,8 +137,11 @@ async def _run_job(run: _Run, job: Job) -> None:
         run.retries += max(0, outcome.attempts - 1)
         if outcome.failure is not None:
             _fail(run, job, outcome.failure)
+            if needs_llm and outcome.failure.kind in SERVER_FAULTS:
+                run.fault = (outcome.failure, outcome.attempts)
         else:
             _accept(run, job, outcome.value)
+            run.llm_ok += needs_llm
     run.done += 1  # not reached when cancelled: progress counts finished jobs only
     _report(run)
 
@@ -230,7 +252,7 @@ async def aevaluate(
             if interrupted
             else []
         ),
-        errors=run.errors,
+        errors=run.errors + _server_fault(run, llm),
         run_id=run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6],
     )
 

@@ -80,23 +80,25 @@ async def arun_experiment(
         stop: set it (Ctrl-C) to stop: the configuration in progress is dropped (its graph
             runs stay cached for a re-run), the finished ones are compared and written.
     """
-    from ragloop.providers import get_chat_model, get_embeddings
+    from ragloop.pipeline import chat_model_for, judge_model_for, runner_options
+    from ragloop.providers import get_embeddings
 
     started = time.perf_counter()
     spec = spec if isinstance(spec, ExperimentSpec) else load_spec(spec)
     check_output(out if out is not None else spec.out, inputs_of(spec), kind="output")  # first
     env = {} if env is None else env
     emb = embeddings or get_embeddings(spec.embeddings, env=env)
-    knobs: dict[str, Any] = {
-        "timeout": spec.settings.llm_timeout,
-        "max_tokens": spec.settings.llm_max_tokens,
-        "max_retries": spec.settings.llm_max_retries,
-    }
-    chat = llm if llm is not None else get_chat_model(spec.llm, env=env, **knobs)
-    judge = chat if spec.judge_llm == spec.llm else get_chat_model(spec.judge_llm, env=env, **knobs)
+    # one LLM-client configuration path (spec, RAGLOOP_LLM_*, profile), as every command has
+    graph_settings = spec.settings.model_copy(update={"llm": spec.llm})
+    chat = llm if llm is not None else chat_model_for(graph_settings, env)
+    judge_settings = spec.settings.model_copy(update={"llm": spec.judge_llm})
+    judge, client = judge_model_for(judge_settings, env)
+    if llm is not None and spec.judge_llm == spec.llm:
+        judge = llm
     pipe = _pipeline(spec, env, chat, emb)
     store = open_store(spec.cache_dir / "runs", spec.settings.database_url) if cache else None
     grid = GridRunner(spec, pipe, store, build_identity(spec, chat, emb), progress)
+    grid.eval_options = runner_options(client)  # the scoring runner: the same limits
     grid.tick(0, "starting")
     by_config: dict[str, list[dict[str, Any]]] = {}
     try:

@@ -121,6 +121,8 @@ class GridRunner:
     ):
         self.spec, self.pipe, self.store, self.progress = spec, pipe, store, progress
         self.identity = identity
+        #: the scoring runner's limits (timeout, retry policy) from the LLM client configuration
+        self.eval_options: dict[str, Any] = {}
         self.rows, self.skipped = usable_rows(spec.dataset)
         self.unit = len(self.rows) * (1 + len(spec.metrics))
         self.total = self.unit * len(spec.configurations)
@@ -237,6 +239,7 @@ class GridRunner:
             database_url=self.spec.settings.database_url,
             progress=scored,
             run_id=f"{self.spec.name}-{config.id}",
+            **self.eval_options,
         )
         repeats = self._repeats(samples)
         for key in ("jobs", "resumed", "llm_calls", "cache_hits", "input_tokens", "output_tokens"):

@@ -28,6 +28,8 @@ _HINTS = {
     "bad_response": "its reply is not an OpenAI chat completion: check OPENAI_BASE_URL ends "
     "in /v1 of an OpenAI-compatible server",
     "client_error": "it rejected the request: check the model name (--llm openai:<model>)",
+    "oversized": "lower --max-tokens, or use a server that honours max_tokens",
+    "truncated": "raise --max-tokens (RAGLOOP_LLM_MAX_TOKENS)",
 }
 
 
@@ -44,12 +46,17 @@ def _secrets(model: Any) -> list[str]:
     return [*secrets_of(model), *secret_values()]
 
 
-def fault_message(model: Any, failure: Failure, attempts: int) -> str:
-    """One line: which server failed, how, after how many attempts, and what to do."""
+def fault_message(
+    model: Any, failure: Failure, attempts: int, secrets: list[str] | None = None
+) -> str:
+    """One line: which server failed, how, after how many attempts, and what to do.
+
+    ``secrets``: the values to redact (default: the model's and the environment's).
+    """
     hint = _HINTS.get(failure.kind, "see the reason above")
     tries = f" after {attempts} attempts" if attempts > 1 else ""
     text = f"the LLM server {server_of(model)} failed{tries}: {failure.reason}; {hint}"
-    return redact_text(text, _secrets(model))
+    return redact_text(text, _secrets(model) if secrets is None else secrets)
 
 
 class RetryingChatModel(BaseChatModel):
@@ -61,6 +68,9 @@ class RetryingChatModel(BaseChatModel):
     inner: BaseChatModel
     temperature: float | None = None
     max_retries: int = 3
+    #: False (the local profile): a request that timed out is not sent again
+    retry_timeouts: bool = True
+    base_delay: float = 0.5
     _targets: dict[float | None, BaseChatModel] = PrivateAttr(default_factory=dict)
 
     @property
@@ -93,7 +103,12 @@ class RetryingChatModel(BaseChatModel):
         return inner
 
     def _policy(self) -> RetryPolicy:
-        return RetryPolicy(max_retries=self.max_retries, base_delay=0.5, max_delay=8.0)
+        return RetryPolicy(
+            max_retries=self.max_retries,
+            base_delay=self.base_delay,
+            max_delay=8.0,
+            retry_timeouts=self.retry_timeouts,
+        )
 
     def _done(self, result: ChatResult, sent: int) -> ChatResult:
         """The reply with any secret it echoes redacted, and how many requests it took."""
@@ -113,6 +128,8 @@ class RetryingChatModel(BaseChatModel):
     def _fail(self, failure: Failure, attempts: int, sent: int) -> LLMError:
         error = LLMError(fault_message(self.inner, failure, attempts))
         error.requests = sent  # type: ignore[attr-defined]
+        error.kind = failure.kind  # type: ignore[attr-defined]
+        error.status_code = failure.status  # type: ignore[attr-defined]
         return error
 
     def _generate(
@@ -131,7 +148,7 @@ class RetryingChatModel(BaseChatModel):
             except Exception as exc:  # noqa: BLE001 - classified below
                 sent += 0 if never_sent(exc) else 1
                 failure = classify(exc, secrets)
-            if not failure.retryable or attempt == policy.max_retries:
+            if not policy.retries(failure) or attempt == policy.max_retries:
                 raise self._fail(failure, attempt + 1, sent) from None
             time.sleep(policy.delay(attempt, failure))
         raise AssertionError("unreachable")
@@ -154,7 +171,7 @@ class RetryingChatModel(BaseChatModel):
             except Exception as exc:  # noqa: BLE001 - classified below
                 sent += 0 if never_sent(exc) else 1
                 failure = classify(exc, secrets)
-            if not failure.retryable or attempt == policy.max_retries:
+            if not policy.retries(failure) or attempt == policy.max_retries:
                 raise self._fail(failure, attempt + 1, sent) from None
             await policy.sleep(policy.delay(attempt, failure))
         raise AssertionError("unreachable")
@@ -173,7 +190,13 @@ def never_sent(exc: BaseException) -> bool:
     return False
 
 
-def with_llm_retries(model: BaseChatModel | None, max_retries: int = 3) -> Any:
+def with_llm_retries(
+    model: BaseChatModel | None,
+    max_retries: int = 3,
+    *,
+    retry_timeouts: bool = True,
+    base_delay: float = 0.5,
+) -> Any:
     """``model`` wrapped in ``RetryingChatModel`` (None, the offline mode, stays None)."""
     if model is None or isinstance(model, RetryingChatModel):
         return model
@@ -181,4 +204,6 @@ def with_llm_retries(model: BaseChatModel | None, max_retries: int = 3) -> Any:
         inner=model,
         temperature=getattr(model, "temperature", None),
         max_retries=max_retries,
+        retry_timeouts=retry_timeouts,
+        base_delay=base_delay,
     )

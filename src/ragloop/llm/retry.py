@@ -22,6 +22,8 @@ Kind = Literal[
     "auth",
     "client_error",
     "bad_response",
+    "oversized",
+    "truncated",
     "skipped",
     "error",
 ]
@@ -112,10 +114,27 @@ def _is_connection(exc: BaseException) -> bool:
     return bool(names & {"APIConnectionError", "TransportError", "ClientConnectionError"})
 
 
+def _oversized(exc: BaseException) -> BaseException | None:
+    """The reply-cap error behind ``exc`` (the SDK wraps it in a connection error), if any."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if getattr(current, "ragloop_kind", None) == "oversized":
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def classify(exc: BaseException, secrets: Iterable[str] = ()) -> Failure:
     """Sort an exception into a retryable or final failure with a secret-free reason."""
     if isinstance(exc, Skip):
         return Failure("skipped", str(exc), False)
+    if (big := _oversized(exc)) is not None:  # the same server would flood again: final
+        return Failure("oversized", redact(str(big), secrets), False)
+    if "LengthFinishReasonError" in {c.__name__ for c in type(exc).__mro__}:
+        reason = "the reply was cut at the reply cap before its JSON ended (raise --max-tokens)"
+        return Failure("truncated", reason, False)
     if _is_timeout(exc):
         return Failure("timeout", "timeout", True)
     status = status_of(exc)
@@ -152,8 +171,14 @@ class RetryPolicy:
     base_delay: float = 0.5
     max_delay: float = 30.0
     max_retry_after: float = 120.0
+    #: False for a single-slot local server: it is still busy with the request that timed out
+    retry_timeouts: bool = True
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
     rng: random.Random = field(default_factory=random.Random)
+
+    def retries(self, failure: Failure) -> bool:
+        """Whether ``failure`` is worth another attempt under this policy."""
+        return failure.retryable and (self.retry_timeouts or failure.kind != "timeout")
 
     def delay(self, attempt: int, failure: Failure) -> float:
         """Seconds to wait before retry number ``attempt + 1``."""
@@ -219,7 +244,7 @@ async def with_retries(
             except Exception as exc:  # noqa: BLE001 - classified below
                 outcome.failure = classify(exc, secrets)
         failure = outcome.failure
-        if not failure.retryable or attempt == policy.max_retries or stop():
+        if not policy.retries(failure) or attempt == policy.max_retries or stop():
             break
         if failure.retry_after is not None:
             gate.hold(min(failure.retry_after, policy.max_retry_after))

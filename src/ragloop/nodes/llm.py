@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -12,6 +14,7 @@ from pydantic import BaseModel, Field
 from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
 from ragloop.eval.metrics.base import MetricResult, get_metric
+from ragloop.llm.profile import ClientConfig
 from ragloop.nodes import prompts
 from ragloop.nodes.base import Assessment, Draft, Rewrite
 from ragloop.nodes.offline import OfflineStrategies
@@ -26,13 +29,37 @@ class DraftOut(BaseModel):
     needs_retrieval: bool = True
 
 
+class Grade(BaseModel):
+    id: str = Field(description="the context's id, as given")
+    grade: int = Field(description="0 not relevant, 1 partly, 2 fully relevant")
+
+
+class Support(BaseModel):
+    id: str = Field(description="the claim's id, as given")
+    supported: bool
+
+
 class AssessOut(BaseModel):
-    grades: list[int] = Field(description="one grade 0, 1 or 2 per new context, in order")
-    supported: list[bool] = Field(description="one flag per claim, in order")
+    grades: list[Grade] = Field(description="one grade per new context, by its id")
+    claims: list[Support] = Field(description="one flag per claim, by its id")
 
 
 class RewriteOut(BaseModel):
     query: str
+
+
+def _by_id(items: list[Any], ids: list[str], what: str) -> dict[str, Any]:
+    """Items keyed by id; a missing, unknown or repeated id triggers the judge's repair."""
+    keyed = {item.id.strip(): item for item in items}
+    missing = [i for i in ids if i not in keyed]
+    extra = sorted(set(keyed) - set(ids))
+    if missing or extra or len(items) != len(ids):
+        raise ValueError(
+            f"{what}: expected each of the ids {', '.join(ids)} exactly once"
+            + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; unknown {', '.join(extra)}" if extra else "")
+        )
+    return keyed
 
 
 class LLMStrategies:
@@ -40,20 +67,35 @@ class LLMStrategies:
 
     name = "llm"
 
-    def __init__(self, llm: BaseChatModel, embeddings: Embeddings, offline: OfflineStrategies):
+    def __init__(
+        self,
+        llm: BaseChatModel,
+        embeddings: Embeddings,
+        offline: OfflineStrategies,
+        *,
+        client: ClientConfig | None = None,
+        prompts_dir: str | Path | None = None,
+    ):
+        client = client or ClientConfig()
         self.llm = llm
-        self.judge = Judge(llm)
+        self.judge = Judge(llm, structured=client.structured, compact=client.compact)
+        self.prompts = prompts.prompts_for(prompts_dir)
+        self.answer_system = self.prompts["answer"].instruction.strip()
         self.offline = offline
         self.common_words = offline.common_words  # the answer's reading order reads them
-        self.relevancy = get_metric("answer_relevancy", llm=llm, embeddings=embeddings)
+        self.relevancy = get_metric(
+            "answer_relevancy", llm=llm, embeddings=embeddings, judge=self.judge
+        )
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
-        p = prompts.DRAFT.with_instruction(prompt) if prompt else prompts.DRAFT
+        p = self.prompts["draft"]
+        p = p.with_instruction(prompt) if prompt else p
         out = await self.judge.ask(p, {"question": question}, DraftOut)
         if out.output is None:  # no closed-book answer to trust: retrieve, and say why
             return Draft("", "none", True, True, fallback=f"{out.error}; no draft, retrieving")
         o = out.output
-        return Draft(o.answer, "llm", o.noncommittal or not o.answer.strip(), o.needs_retrieval)
+        noncommittal = o.noncommittal or not o.answer.strip()
+        return Draft(o.answer, "llm", noncommittal, o.needs_retrieval, fallback=out.fallback)
 
     async def claims(self, question: str, draft: Draft) -> list[str]:
         return await self.offline.claims(question, draft)
@@ -61,28 +103,32 @@ class LLMStrategies:
     async def assess(
         self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
     ) -> Assessment:
+        ids = [f"c{n}" for n in range(1, len(candidates) + 1)]
+        claim_ids = [f"k{n}" for n in range(1, len(claims) + 1)]
         inputs = {
             "question": question,
             "kept_contexts": prompts.render_contexts(kept),
-            "new_contexts": prompts.render_contexts(candidates),
-            "claims": claims,
+            "new_contexts": prompts.render_contexts(candidates, ids=ids),
+            "claims": [{"id": i, "claim": c} for i, c in zip(claim_ids, claims, strict=True)],
         }
 
-        def fits(o: AssessOut) -> None:  # a wrong count triggers the judge's one repair
-            if len(o.grades) != len(candidates):
-                raise ValueError(f"{len(o.grades)} grades for {len(candidates)} new contexts")
-            if len(o.supported) != len(claims):
-                raise ValueError(f"{len(o.supported)} supported flags for {len(claims)} claims")
+        def fits(o: AssessOut) -> None:  # a missing or unknown id triggers the one repair
+            _by_id(o.grades, ids, "grades")
+            _by_id(o.claims, claim_ids, "claims")
 
-        out = await self.judge.ask(prompts.ASSESS, inputs, AssessOut, check=fits)
+        out = await self.judge.ask(self.prompts["assess"], inputs, AssessOut, check=fits)
         o = out.output
         if o is None:
             # a judge that cannot be read is not trusted: the offline judge grades, and says so
             fallback = await self.offline.assess(question, candidates, kept, claims, keep)
             fallback.fallback = f"{out.error}; graded by the offline judge instead"
             return fallback
-        grades = [min(2, max(0, int(g))) for g in o.grades]
-        return Assessment(grades, list(o.supported))
+        grades, support = _by_id(o.grades, ids, "grades"), _by_id(o.claims, claim_ids, "claims")
+        return Assessment(
+            [min(2, max(0, int(grades[i].grade))) for i in ids],
+            [bool(support[i].supported) for i in claim_ids],
+            fallback=out.fallback,
+        )
 
     async def rewrite(
         self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None
@@ -92,10 +138,12 @@ class LLMStrategies:
             "current_query": query,
             "seen": prompts.render_contexts([c["text"][:300] for c in contexts[:3]]),
         }
-        p = prompts.REWRITE.with_instruction(prompt) if prompt else prompts.REWRITE
+        p = self.prompts["rewrite"]
+        p = p.with_instruction(prompt) if prompt else p
         out = await self.judge.ask(p, inputs, RewriteOut)
         if out.output is not None:
-            return out.output.query.strip()
+            query = out.output.query.strip()
+            return Rewrite.by_fallback(query, out.fallback) if out.fallback else query
         # an unreadable reply: the offline rewrite (the kept chunks' own words), recorded
         offline = await self.offline.rewrite(question, query, contexts, prompt)
         return Rewrite.by_fallback(offline, f"{out.error}; rewritten offline instead")
@@ -107,7 +155,7 @@ class LLMStrategies:
             [c["text"] for c in contexts], [c.get("origin", "kb") for c in contexts]
         )
         messages = [
-            SystemMessage(content=prompt or prompts.ANSWER_SYSTEM),
+            SystemMessage(content=prompt or self.answer_system),
             HumanMessage(content=f"{body}\n\nQuestion: {question}"),
         ]
         reply = await self.llm.ainvoke(messages)

@@ -17,15 +17,18 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ragloop._async import run_sync
-from ragloop.errors import ConfigError
-from ragloop.eval.judge import Judge, Prompt
+from ragloop.errors import ConfigError, LLMError
+from ragloop.eval.judge import Judge, load_prompt
 from ragloop.eval.metrics.faithfulness import Faithfulness
 from ragloop.eval.schema import SingleTurnSample
+from ragloop.llm.faults import server_of
 from ragloop.testset.offline import MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
 from ragloop.testset.passages import Passage
 
 #: the least faithfulness a reference needs to be kept
 FAITHFUL_AT = 0.8
+#: unusable replies in a row (none usable between) after which generation stops
+MAX_UNUSABLE_IN_ROW = 3
 UNANSWERABLE_REFERENCE = "The documents do not answer this question."
 
 
@@ -50,24 +53,8 @@ TASKS = {
         "have to contain."
     ),
 }
-WRITE_PROMPT = Prompt(
-    name="testset.question",
-    instruction=(
-        "You write evaluation questions for a retrieval system over a documentation corpus. "
-        "Follow the task. The answer must use only facts stated in the passages, in one to "
-        "three sentences."
-    ),
-    examples=[
-        (
-            {
-                "task": TASKS[SPECIFIC],
-                "topic": "json.dumps",
-                "passages": ["json.dumps(obj) serializes obj to a JSON formatted str."],
-            },
-            {"question": "What does json.dumps return?", "answer": "A JSON formatted str."},
-        )
-    ],
-)
+#: the writer's prompt, ``ragloop/prompts/testset.question.toml``
+WRITE_PROMPT = load_prompt("testset.question")
 
 
 class LLMWriter:
@@ -77,6 +64,7 @@ class LLMWriter:
         self.judge = Judge(llm)
         self.faithfulness = Faithfulness(llm=llm, judge=self.judge)
         self.by_id = {p.id: p for p in passages}
+        self.unusable_in_row = 0
 
     @classmethod
     def of(cls, llm: Any, passages: list[Passage]) -> LLMWriter:
@@ -108,7 +96,15 @@ class LLMWriter:
         result = await self.judge.ask(WRITE_PROMPT, inputs, WrittenQuestion)
         if not result.ok:
             dropped["unusable model reply (after one repair)"] += 1
+            self.unusable_in_row += 1
+            if self.unusable_in_row >= MAX_UNUSABLE_IN_ROW:  # a server that cannot do this
+                raise LLMError(
+                    f"the LLM server {server_of(self.judge.llm)} gave {self.unusable_in_row} "
+                    f"unusable replies in a row (each repaired once): {result.error}; use a "
+                    "model that follows instructions, or --llm none"
+                )
             return None
+        self.unusable_in_row = 0
         out: WrittenQuestion = result.output
         if draft.synthesizer == UNANSWERABLE:
             terms = [t.strip() for t in out.absent_terms if t.strip()]
