@@ -137,3 +137,35 @@ def test_the_judge_gives_boilerplate_no_evidence(kestrel_pipeline):
 def test_quotable_leaves_out_marked_items_only():
     items = [{"id": "a"}, {"id": "b", "boilerplate": True}, {"id": "c", "boilerplate": False}]
     assert [i["id"] for i in quotable(items)] == ["a", "c"]
+
+
+def test_index_reports_parsing_per_format_and_lists_every_format(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragloop.cli import app
+    from ragloop.documents import SUFFIXES
+
+    def _invoke(*args: str):
+        return CliRunner().invoke(app, list(args))
+
+    corpus = write_corpus(tmp_path / "kb" if (tmp_path / "kb").mkdir() is None else tmp_path)
+    (corpus / "no-title.html").write_text(
+        "<html><body><p>" + "Just words. " * 5 + "</p></body></html>"
+    )
+    built = _invoke("index", str(corpus), "--out", str(tmp_path / "idx"), "--json")
+    assert built.exit_code == 0, built.output
+    data = json.loads(built.stdout)
+    rows = {(r["format"], r["generator"]): r for r in data["parsing"]}
+    assert rows[("markdown", None)]["titles_found"] == 6
+    assert rows[("markdown", None)]["boilerplate_blocks"] == 6
+    assert (
+        rows[("html", "html")]["untitled"] == ["no-title.html"] and rows[("html", "html")]["hint"]
+    )
+    assert data["boilerplate_dropped"] == 5
+    shown = _invoke("index", str(corpus), "--out", str(tmp_path / "idx2"))
+    assert "no title found in 1 html page(s): no-title.html" in shown.output
+    assert "5 repeated boilerplate block(s)" in shown.output
+    helped = " ".join(_invoke("index", "--help").output.split())
+    assert all(suffix in helped for suffix in SUFFIXES)
