@@ -22,6 +22,9 @@ from ragloop.documents.model import Block, ParsedDocument, Section
 SHARE = 0.2
 MIN_PAGES = 4
 LONGEST = 500  # characters: a longer block is content, however often it recurs
+# words: a shorter recurring block is a label ("Deprecated.", "Filename: src/main.rs") that
+# means something where it stands, and too short to be quoted as an answer anyway
+FEWEST_WORDS = 3
 _LEADER = re.compile(r"(?:\s?\.){4,}\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)
 _BACK_MATTER = re.compile(r"^(table of contents|contents|index|general index|list of \w+)$", re.I)
 # what varies on a repeated line: dates, times, page numbers
@@ -57,7 +60,7 @@ def _candidates(doc: ParsedDocument) -> set[str]:
         key(b.text)
         for s in doc.sections
         for b in s.blocks
-        if b.kind == "text" and len(b.text) <= LONGEST
+        if b.kind == "text" and len(b.text) <= LONGEST and len(b.text.split()) >= FEWEST_WORDS
     }
 
 
