@@ -47,6 +47,18 @@ def test_a_line_few_pages_share_is_content(tmp_path):
     assert sum(FOOTER in c.page_content for c in report.chunks) == len(TOPICS)
 
 
+def test_a_note_many_pages_carry_mid_page_is_content(tmp_path):
+    for topic in TOPICS:  # "New in version 3.2." inside each page, not at its edges
+        (tmp_path / f"{topic}.md").write_text(
+            f"# {topic}\n\nOne about {topic}.\n\nTwo about {topic}.\n\nThree about {topic}.\n\n"
+            f"New in version 3.2.\n\nFour about {topic}.\n\nFive about {topic}.\n\n"
+            f"Six about {topic}.\n"
+        )
+    report = load_corpus(tmp_path)
+    assert not any(c.metadata["boilerplate"] for c in report.chunks)
+    assert sum("New in version 3.2." in c.page_content for c in report.chunks) == len(TOPICS)
+
+
 def test_dot_leader_lines_are_contents_not_prose():
     assert dot_leaders("9 asn1_der_coding . . . . . . . . . . . 36")
     assert dot_leaders("1 Introduction......3 2 Usage........7")

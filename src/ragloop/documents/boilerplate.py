@@ -1,6 +1,6 @@
 """Boilerplate known at index time: what a corpus's pages all repeat, and contents/index pages.
 
-A prose block that recurs on ``SHARE`` of a corpus's pages (and on ``MIN_PAGES`` at least):
+A prose block that opens or closes ``SHARE`` of a corpus's pages (``MIN_PAGES`` at least):
 "Part of the git(1) suite", a navigation footer, a licence line. Its first occurrence is
 kept, set apart in a section of its own marked ``boilerplate`` (retrieval may still find
 it), and every repeat is dropped. A block of dot-leader lines ("9 asn1_der_coding . . . 36")
@@ -25,6 +25,9 @@ LONGEST = 500  # characters: a longer block is content, however often it recurs
 # words: a shorter recurring block is a label ("Deprecated.", "Filename: src/main.rs") that
 # means something where it stands, and too short to be quoted as an answer anyway
 FEWEST_WORDS = 3
+# blocks: only the first and last few of a page count, where headers and footers stand;
+# "New in version 3.2." on a fifth of Python's library pages is content, in the middle
+EDGE = 3
 _LEADER = re.compile(r"(?:\s?\.){4,}\s*(?:\d+|[ivxlc]+)\b", re.IGNORECASE)
 _BACK_MATTER = re.compile(r"^(table of contents|contents|index|general index|list of \w+)$", re.I)
 # what varies on a repeated line: dates, times, page numbers
@@ -55,12 +58,22 @@ def dot_leaders(text: str) -> bool:
     return found >= 2 or (found == 1 and len(text) <= 120)
 
 
+def _edges(doc: ParsedDocument) -> set[int]:
+    """ids of the blocks that open or close the page, where headers and footers stand."""
+    blocks = [b for s in doc.sections for b in s.blocks]
+    return {id(b) for b in blocks[:EDGE] + blocks[-EDGE:]}
+
+
 def _candidates(doc: ParsedDocument) -> set[str]:
+    edges = _edges(doc)
     return {
         key(b.text)
         for s in doc.sections
         for b in s.blocks
-        if b.kind == "text" and len(b.text) <= LONGEST and len(b.text.split()) >= FEWEST_WORDS
+        if id(b) in edges
+        and b.kind == "text"
+        and len(b.text) <= LONGEST
+        and len(b.text.split()) >= FEWEST_WORDS
     }
 
 
@@ -75,6 +88,7 @@ def mark_boilerplate(docs: list[ParsedDocument]) -> Marked:
     for doc in docs:
         sections: list[Section] = []
         marked = 0
+        edges = _edges(doc)
         for section in doc.sections:
             back = section.page is not None and any(
                 _BACK_MATTER.match(h.strip()) for h in section.heading_path[1:]
@@ -82,7 +96,7 @@ def mark_boilerplate(docs: list[ParsedDocument]) -> Marked:
             kept: list[Block] = []
             aside: list[Block] = []
             for block in section.blocks:
-                k = key(block.text) if block.kind == "text" else ""
+                k = key(block.text) if block.kind == "text" and id(block) in edges else ""
                 if k in recurring:
                     marked += 1
                     if k not in seen:
