@@ -29,6 +29,7 @@ def test_loads_every_format_with_stable_ids(tmp_path):
         "page": None,
         "anchor": "alpha",
         "has_code": False,
+        "boilerplate": False,
     }
     assert dict(report.skipped)["ignored.pdf"].startswith("not a readable PDF")
     assert load_corpus(tmp_path).fingerprint == report.fingerprint

@@ -28,6 +28,7 @@ class ContextItem(TypedDict, total=False):
     score: float
     grade: int
     evidence: float  # the judge's evidence (0..1), one scale whatever retriever found it
+    boilerplate: bool  # what the corpus repeats, or a contents/index page: never quoted
 
 
 class Step(TypedDict, total=False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -28,7 +29,13 @@ def index(
     ),
     as_json: bool = typer.Option(False, "--json", help="print the index report as JSON"),
 ) -> None:
-    """Chunk and index a folder of .md/.txt/.rst/.html files (dense + sparse)."""
+    """Chunk and index a folder of documents (dense + sparse), and report how each was read.
+
+    Formats: Markdown (.md .markdown), reStructuredText (.rst .rest), HTML (.html .htm
+    .xhtml: Sphinx, DocBook, asciidoc, texinfo, mdBook, rustdoc, MkDocs, Docusaurus,
+    Javadoc, Doxygen or hand-written), AsciiDoc (.adoc .asciidoc .asc), PDF (.pdf) and
+    text (.txt .text; one written in AsciiDoc, reST or Markdown is read as such).
+    """
     from ragloop.data import KB_DIR
     from ragloop.embeddings import EmbedPlan, VectorCache
     from ragloop.errors import ConfigError
@@ -95,6 +102,8 @@ def index(
             "skipped": [{"file": str(rel), "reason": why} for rel, why in report.skipped],
             "repaired": [{"file": str(rel), "reason": why} for rel, why in report.repaired],
             "replaced": list(replaced),
+            "parsing": report.parsing.rows(),
+            "boilerplate_dropped": report.boilerplate_dropped,
             **({"postgres": postgres} if postgres else {}),
             "seconds": round(time.perf_counter() - started, 2),
         }
@@ -115,6 +124,36 @@ def index(
         console.print(plain(f"  skipped {rel}: {why}"), highlight=False)
     for rel, why in report.repaired:
         console.print(plain(f"  repaired {rel}: {why}"), highlight=False)
+    print_parsing(report.parsing.rows(), report.boilerplate_dropped)
+
+
+def print_parsing(rows: list[dict[str, Any]], dropped: int) -> None:
+    """The parsing report: per format and generator, pages, sections, titles, boilerplate."""
+    table = Table(title="parsing")
+    for col in ("format", "generator", "pages", "sections/page", "titles", "boilerplate"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(
+            plain(row["format"]),
+            plain(row["generator"] or "-"),
+            str(row["pages"]),
+            f"{row['sections_per_page']:.1f}",
+            f"{row['titles_found']}/{row['pages']}",
+            str(row["boilerplate_blocks"]),
+        )
+    console.print(table)
+    if dropped:
+        console.print(f"  {dropped} repeated boilerplate block(s) left out of the index")
+    for row in rows:
+        if not row["untitled_count"]:
+            continue
+        more = row["untitled_count"] - len(row["untitled"])
+        names = ", ".join(row["untitled"]) + (f" and {more} more" if more > 0 else "")
+        console.print(
+            plain(f"  no title found in {row['untitled_count']} {row['format']} page(s): {names}")
+            + plain(f" ({row['hint']})"),
+            highlight=False,
+        )
 
 
 @app.command()

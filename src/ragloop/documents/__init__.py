@@ -96,6 +96,12 @@ def parse_text(text: str, path: str | Path, fmt: str | None = None) -> ParsedDoc
     """Parse already-decoded text in the format named (default: from the suffix)."""
     path = Path(path)
     fmt = fmt or FORMATS.get(path.suffix.lower())
+    doc = _parse_as(text, path, fmt)
+    doc.format = doc.format or fmt or ""
+    return doc
+
+
+def _parse_as(text: str, path: Path, fmt: str | None) -> ParsedDocument:
     if fmt == "rst":
         from ragloop.documents.rst import parse_rst
 
@@ -138,6 +144,7 @@ def parse_file(path: str | Path) -> ParsedDocument:
         from ragloop.documents.pdf import parse_pdf
 
         doc = parse_pdf(raw, path)
+        doc.format = "pdf"
     else:
         text, warnings = decode(raw)
         try:

@@ -104,7 +104,12 @@ def _groups(
         short = len(pieces) == 1 and body <= PACK_BELOW * size
         cost = body + len(section.title) + 4
         last = groups[-1] if groups else None
-        fits = last is not None and length + cost <= size and last[-1][0].page == section.page
+        fits = (
+            last is not None
+            and length + cost <= size
+            and last[-1][0].page == section.page
+            and last[-1][0].boilerplate == section.boilerplate
+        )
         if short and open_group and fits and last is not None:
             last.append((section, pieces[0]))
             length += cost
@@ -129,7 +134,8 @@ def chunk_document(
 
     Metadata: ``id``, ``source``, ``title`` (heading path joined with " › "), ``chunk`` (n),
     ``section`` (index of the chunk's first section in the document), ``page`` (PDF page or
-    None), ``anchor`` and ``has_code``.
+    None), ``anchor``, ``has_code`` and ``boilerplate`` (a chunk of what the corpus repeats
+    or of a contents/index page: never shares a chunk with content).
     """
     out: list[Document] = []
     index = {id(s): n for n, s in enumerate(doc.sections)}
@@ -153,6 +159,7 @@ def chunk_document(
             "page": first.page,
             "anchor": first.anchor,
             "has_code": any(b.kind == "code" for _, blocks in group for b in blocks),
+            "boilerplate": first.boilerplate,
         }
         body = "\n\n".join(parts)
         text = f"# {title}\n\n{body}" if title else body

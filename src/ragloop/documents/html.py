@@ -30,6 +30,7 @@ _MAIN = (
     "//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]",
     "//div[@id='content']",
 )
+LONGEST_TITLE = 200
 _ADMONITIONS = {"note", "tip", "warning", "caution", "important", "admonition", "seealso"}
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -199,7 +200,9 @@ def visible_text(el: etree._Element) -> str:
     """The text of an element without navigation inside it (Sphinx's ¶ permalinks)."""
     parts = [el.text or ""]
     for child in el:
-        if isinstance(child.tag, str) and not _is_navigation(child):
+        if child.tag == "br":
+            parts.append(" ")
+        elif isinstance(child.tag, str) and not _is_navigation(child):
             parts.append(visible_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
@@ -252,7 +255,9 @@ def parse_html(text: str, path: Path) -> ParsedDocument:
     if title_el is None:
         title_el = next((h for h in doc.iter("h1") if not _is_navigation(h)), None)
     heading = clean_text(visible_text(title_el)) if title_el is not None else ""
-    if not profile.title and heading and page_title and not _agree(heading, page_title):
+    if len(heading) > LONGEST_TITLE:  # an unclosed <h1> swallowed the page
+        heading, title_el = "", None
+    if generator == "html" and heading and page_title and not _agree(heading, page_title):
         heading, title_el = page_title, None  # "1. Syntax" on a page <title>d "CREATE TABLE"
     title = heading or page_title or path.stem
     walker = _Walker(title)

@@ -93,7 +93,7 @@ PROFILES: dict[str, Profile] = {
             f"//ul[{_cls('toc-numbered-mark')}]",
         ),
     ),
-    "docbook": Profile(),
+    "docbook": Profile(content=("//body",)),
     "sphinx": Profile(),
 }
 
@@ -151,17 +151,20 @@ DENSE_MIN = 500  # characters: a shorter page is read whole
 
 def densest(body: etree._Element) -> etree._Element:
     """The deepest container holding ``DENSE_SHARE`` of the page's text outside links and
-    navigation (a page of sibling sections keeps the body: none of them holds that much;
-    a page of under ``DENSE_MIN`` characters is read whole)."""
+    navigation, and every <h1>/<h2> of the block above it (no title is left behind). A page
+    of sibling sections keeps the body (none of them holds that much); a page of under
+    ``DENSE_MIN`` characters is read whole."""
     size: dict[etree._Element, int] = {}
+    heads: dict[etree._Element, int] = {}  # h1/h2 inside: a title is never left behind
     for el in reversed(list(body.iter())):
         if not isinstance(el.tag, str) or el.tag in _NO_TEXT:
-            size[el] = 0
+            size[el] = heads[el] = 0
             continue
         own = len((el.text or "").strip())
         for child in el:
             own += size.get(child, 0) + len((child.tail or "").strip())
         size[el] = own
+        heads[el] = (el.tag in ("h1", "h2")) + sum(heads.get(c, 0) for c in el)
     total = size.get(body, 0)
     node = body
     while total >= DENSE_MIN:
@@ -172,6 +175,7 @@ def densest(body: etree._Element) -> etree._Element:
                 if isinstance(c.tag, str)
                 and c.tag in _CONTAINERS
                 and size.get(c, 0) >= DENSE_SHARE * total
+                and heads.get(c, 0) == heads[node]
             ),
             None,
         )

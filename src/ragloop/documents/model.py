@@ -49,6 +49,8 @@ class Section:
     blocks: list[Block] = field(default_factory=list)
     page: int | None = None
     anchor: str | None = None
+    #: what the corpus repeats, or a contents/index page (``boilerplate.mark_boilerplate``)
+    boilerplate: bool = False
 
     @property
     def title(self) -> str:
@@ -75,6 +77,8 @@ class ParsedDocument:
     warnings: list[str] = field(default_factory=list)
     #: what wrote it, when the reader can tell ("asciidoc", "sphinx", "docbook", ...)
     generator: str = ""
+    #: the markup it was read as ("html", "asciidoc", ...; a .txt file's sniffed markup)
+    format: str = ""
 
     @property
     def text(self) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
+from ragloop.documents.boilerplate import quotable
 from ragloop.documents.quoting import quoted_heading
 from ragloop.nodes.base import Deps
 from ragloop.nodes.evidence import question_names
@@ -98,7 +99,8 @@ def make_answer(deps: Deps) -> Any:
                 ),
             }
         nameless = not question_names(state["question"], deps.common_words)
-        contexts = rank_contexts(state.get("contexts", []), nameless)
+        # boilerplate (a corpus-wide footer, a contents page) is never quoted
+        contexts = rank_contexts(quotable(state.get("contexts", [])), nameless)
         if not contexts:
             return {
                 "answer": NOT_FOUND,

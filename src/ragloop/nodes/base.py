@@ -178,6 +178,7 @@ def to_item(doc: Document, origin: str = "kb") -> ContextItem:
         retriever=str(meta.get("retriever", "")),
         origin=str(meta.get("origin", origin)),
         score=float(meta.get("score", 0.0)),
+        **({"boilerplate": True} if meta.get("boilerplate") else {}),
     )
 
 

@@ -9,6 +9,7 @@ from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
+from ragloop.documents.boilerplate import is_boilerplate
 from ragloop.nodes.base import Deps, Draft
 from ragloop.nodes.prompts import Passage
 from ragloop.retrievers.dense import embedding_text
@@ -61,7 +62,9 @@ def make_judge(deps: Deps) -> Any:
     async def judge(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime, deps.context)  # the server's settings when none was sent
         question = state["question"]
-        candidates = state.get("candidates", [])
+        # boilerplate (a corpus-wide footer, a contents page) is not judged: grade 0, no evidence
+        boilerplate = [c for c in state.get("candidates", []) if is_boilerplate(c)]
+        candidates = [c for c in state.get("candidates", []) if not is_boilerplate(c)]
         kept_before = state.get("contexts", [])
         reference = state.get("reference")
         if reference:
@@ -82,7 +85,7 @@ def make_judge(deps: Deps) -> Any:
         graded = [
             _graded(c, g, e)
             for c, g, e in zip(candidates, assessment.grades, evidence, strict=True)
-        ]
+        ] + [_graded(c, 0, None) for c in boilerplate]
         new_kept = [c for c in graded if c["grade"] >= ctx.relevance_keep]
         contexts = merge(kept_before, new_kept)
         # below the keep grade but measured: the answer may still read them last, to make up k

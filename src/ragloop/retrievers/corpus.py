@@ -10,7 +10,16 @@ from pathlib import Path
 
 from langchain_core.documents import Document
 
-from ragloop.documents import SUFFIXES, DocumentError, chunk_document, parse_file, parse_text
+from ragloop.documents import (
+    SUFFIXES,
+    DocumentError,
+    ParsedDocument,
+    chunk_document,
+    parse_file,
+    parse_text,
+)
+from ragloop.documents.boilerplate import mark_boilerplate
+from ragloop.documents.report import ParseReport
 from ragloop.errors import CorpusError
 
 
@@ -30,6 +39,9 @@ class LoadReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     repaired: list[tuple[str, str]] = field(default_factory=list)
     fingerprint: str = ""
+    #: per format and generator: pages, sections, titles found, boilerplate
+    parsing: ParseReport = field(default_factory=ParseReport)
+    boilerplate_dropped: int = 0  # repeats of recurring blocks left out of the index
 
 
 @dataclass
@@ -127,7 +139,9 @@ def load_corpus(
 ) -> LoadReport:
     """Parse and chunk every supported file under ``root``.
 
-    Chunk ids are ``<id_prefix><relative/path>#<n>``. Files that cannot be parsed (binary,
+    Chunk ids are ``<id_prefix><relative/path>#<n>``. Boilerplate (what a large share of
+    the pages repeat, contents and index pages) is marked in chunk metadata and its repeats
+    dropped (``documents.boilerplate``). Files that cannot be parsed (binary,
     empty, broken PDF, unsupported format) are skipped and reported; invalid UTF-8 is decoded
     with replacement characters and reported.
     """
@@ -139,6 +153,7 @@ def load_corpus(
             f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
         )
     report = LoadReport(root=root)
+    docs: list[tuple[str, ParsedDocument]] = []
     for path in corpus_files(root):
         rel = path.relative_to(root).as_posix()
         try:
@@ -151,6 +166,12 @@ def load_corpus(
             continue
         report.repaired.extend((rel, warning) for warning in doc.warnings)
         report.files += 1
+        docs.append((rel, doc))
+    # what the corpus's pages all repeat is known only once every page is read
+    marked = mark_boilerplate([doc for _, doc in docs])
+    report.boilerplate_dropped = marked.dropped
+    for rel, doc in docs:
+        report.parsing.add(doc, rel, marked.per_doc.get(id(doc), 0))
         report.chunks.extend(
             chunk_document(
                 doc, f"{id_prefix}{rel}", chunk_size=chunk_size, chunk_overlap=chunk_overlap
