@@ -92,3 +92,20 @@ def test_unanswerable_key_terms_found_in_the_corpus_are_dropped(openai_server):
     assert [r["absent_terms"] for r in ts.rows] == [["zeppelin", "blimp"]]
     assert ts.rows[0]["reference_contexts"] == []
     assert openai_server.count() == 2  # no faithfulness check: nothing to be faithful to
+
+
+def test_a_persona_is_shown_to_the_question_writer(openai_server):
+    from ragloop.testset import Persona
+
+    seen: list[str] = []
+
+    def write(n, text):
+        seen.append(text)
+        return _question(n, text)
+
+    openai_server.default = reply(_router(write))
+    persona = Persona("Night-shift nurse", "borrows audiobooks late in the evening")
+    llm = fake_chat_model(openai_server)
+    ts = generate(CORPUS, 2, seed=0, llm=llm, mix=ONLY_SPECIFIC, personas=[persona])
+    assert ts.rows and all(r["persona_name"] == "Night-shift nurse" for r in ts.rows)
+    assert seen and all("borrows audiobooks late in the evening" in t for t in seen)

@@ -23,10 +23,18 @@ def testset(
     ),
     force: bool = typer.Option(False, "--force", help="replace --out if it exists"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    persona: list[str] = typer.Option(
+        [],
+        "--persona",
+        help='who asks: "name: role description" (repeat for several); conditions the questions',
+    ),
 ) -> None:
-    """Generate questions (specific, paraphrased, multi-passage, unanswerable) from a corpus."""
+    """Generate questions (specific, paraphrased, multi-passage, abstract, unanswerable)."""
     from ragloop.errors import ConfigError
     from ragloop.testset import generate, write_rows
+    from ragloop.testset.personas import Persona
+
+    personas = [Persona.parse(text) for text in persona]
 
     if not corpus.is_dir():
         raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
@@ -48,6 +56,7 @@ def testset(
             size,
             seed=seed,
             llm=model,
+            personas=personas,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     if not ts.rows:  # nothing to write: say why (every drop and note), leave --out alone

@@ -21,8 +21,9 @@ from ragloop.errors import ConfigError
 from ragloop.eval.judge import Judge, Prompt
 from ragloop.eval.metrics.faithfulness import Faithfulness
 from ragloop.eval.schema import SingleTurnSample
-from ragloop.testset.offline import MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
+from ragloop.testset.offline import ABSTRACT, MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
 from ragloop.testset.passages import Passage
+from ragloop.testset.personas import Persona
 
 #: the least faithfulness a reference needs to be kept
 FAITHFUL_AT = 0.8
@@ -44,6 +45,10 @@ TASKS = {
         "its name or the passage's distinctive words."
     ),
     MULTI: "Ask one question that needs both passages to answer (something from each).",
+    ABSTRACT: (
+        "Ask one broad question about the theme these passages share (the topic), as a person "
+        "would ask it before knowing where the answer is; the answer draws on every passage."
+    ),
     UNANSWERABLE: (
         "Ask one plausible question about a neighbouring topic that the passage does NOT "
         "answer. Set answer to an empty string and absent_terms to 2-4 words an answer would "
@@ -54,8 +59,10 @@ WRITE_PROMPT = Prompt(
     name="testset.question",
     instruction=(
         "You write evaluation questions for a retrieval system over a documentation corpus. "
-        "Follow the task. The answer must use only facts stated in the passages, in one to "
-        "three sentences."
+        "Follow the task. Ask as people do (how do I ..., why does ..., what happens when "
+        "..., which ... should I use), in your own words: never copy a phrase of the passage. "
+        "When a persona is given, ask as that person would. The answer must use only facts "
+        "stated in the passages, in one to three sentences."
     ),
     examples=[
         (
@@ -90,11 +97,15 @@ class LLMWriter:
             llm = model
         return cls(llm, passages)
 
-    def rewrite(self, draft: Draft, vocab: str, dropped: Counter[str]) -> Draft | None:
+    def rewrite(
+        self, draft: Draft, vocab: str, dropped: Counter[str], persona: Persona | None = None
+    ) -> Draft | None:
         """The draft with the model's question and reference, or None (and the reason counted)."""
-        return run_sync(self._rewrite(draft, vocab, dropped))
+        return run_sync(self._rewrite(draft, vocab, dropped, persona))
 
-    async def _rewrite(self, draft: Draft, vocab: str, dropped: Counter[str]) -> Draft | None:
+    async def _rewrite(
+        self, draft: Draft, vocab: str, dropped: Counter[str], persona: Persona | None
+    ) -> Draft | None:
         from ragloop.testset.generate import absent
 
         shown = draft.passages or tuple(
@@ -105,6 +116,8 @@ class LLMWriter:
             "topic": draft.subject,
             "passages": [p.text for p in shown],
         }
+        if persona is not None:
+            inputs["persona"] = f"{persona.name}: {persona.role_description}"
         result = await self.judge.ask(WRITE_PROMPT, inputs, WrittenQuestion)
         if not result.ok:
             dropped["unusable model reply (after one repair)"] += 1

@@ -96,16 +96,28 @@ def unanswerable(passage: Passage, near: NearMisses, rng: random.Random) -> Draf
     name = subject_of(part, passage) if part else ""
     if not name:
         return None
-    it = next((i for s in part.sentences[:3] if (i := forms.intent(s, name))), None) if part else None
+    it = (
+        next((i for s in part.sentences[:3] if (i := forms.intent(s, name))), None)
+        if part
+        else None
+    )
     options: list[tuple[str, str, str]] = []
     for version in near.versions[:2]:
         v = f"{near.product} {version}" if near.product != "version" else f"version {version}"
         options += [
             (f"What changed in {name} in {v}?", f"what changed in {name} in {v}", version),
-            (f"Is {name} deprecated as of {v}?", f"whether {name} is deprecated as of {v}", version),
+            (
+                f"Is {name} deprecated as of {v}?",
+                f"whether {name} is deprecated as of {v}",
+                version,
+            ),
         ]
     for platform in near.platforms[:3] if is_api(name) else ():  # programs and functions
-        q = f"How do I {it.verb} {it.obj} on {platform}?" if it else f"Does {name} work on {platform}?"
+        q = (
+            f"How do I {it.verb} {it.obj} on {platform}?"
+            if it
+            else f"Does {name} work on {platform}?"
+        )
         options.append((q, f"how this works on {platform}", platform))
     names = [name, *_NAMED.findall(" ".join(part.sentences[:4]) if part else "")]
     swapped = next((s for n in names if (s := near.neighbour(n))), None)
