@@ -90,36 +90,53 @@ class NearMisses:
         return None
 
 
+def _options(name: str, near: NearMisses) -> list[tuple[str, str, str]]:
+    """(question, what the documents do not say, the absent term) for each near miss."""
+    options: list[tuple[str, str, str]] = []
+    api = is_api(name)
+    for version in near.versions[:2]:
+        v = f"{near.product} {version}" if near.product != "version" else f"version {version}"
+        if api:
+            options.append(
+                (f"What changed in {name} in {v}?", f"what changed in {name} in {v}", version)
+            )
+            options.append(
+                (
+                    f"Is {name} deprecated as of {v}?",
+                    f"whether {name} is deprecated as of {v}",
+                    version,
+                )
+            )
+        else:
+            topic = name.lower() if forms.is_topic(name) else name
+            options.append((f"What changed about {topic} in {v}?", f"what changed in {v}", version))
+    if api and name == name.lower() and " " not in name:  # programs and functions: initdb, os.stat
+        for platform in near.platforms[:3]:
+            options.append(
+                (
+                    f"Does {name} work on {platform}?",
+                    f"whether {name} works on {platform}",
+                    platform,
+                )
+            )
+            options.append(
+                (
+                    f"Is {name} available on {platform}?",
+                    f"whether {name} is available on {platform}",
+                    platform,
+                )
+            )
+    return options
+
+
 def unanswerable(passage: Passage, near: NearMisses, rng: random.Random) -> Draft | None:
     """A near miss about the passage's subject (None when the corpus offers none)."""
     part = best_part(passage, rng)
     name = subject_of(part, passage) if part else ""
-    if not name:
+    if not name or part is None:
         return None
-    it = (
-        next((i for s in part.sentences[:3] if (i := forms.intent(s, name))), None)
-        if part
-        else None
-    )
-    options: list[tuple[str, str, str]] = []
-    for version in near.versions[:2]:
-        v = f"{near.product} {version}" if near.product != "version" else f"version {version}"
-        options += [
-            (f"What changed in {name} in {v}?", f"what changed in {name} in {v}", version),
-            (
-                f"Is {name} deprecated as of {v}?",
-                f"whether {name} is deprecated as of {v}",
-                version,
-            ),
-        ]
-    for platform in near.platforms[:3] if is_api(name) else ():  # programs and functions
-        q = (
-            f"How do I {it.verb} {it.obj} on {platform}?"
-            if it
-            else f"Does {name} work on {platform}?"
-        )
-        options.append((q, f"how this works on {platform}", platform))
-    names = [name, *_NAMED.findall(" ".join(part.sentences[:4]) if part else "")]
+    options = _options(name, near)
+    names = [name, *_NAMED.findall(" ".join(part.sentences[:4]))]
     swapped = next((s for n in names if (s := near.neighbour(n))), None)
     if swapped:
         other = swapped[0]
