@@ -31,7 +31,7 @@ from _loopbench import bench_pipeline
 from _pgdocs import Question, passage_hit
 from _pgdocs_parse import page_name
 
-from ragloop.testset import generate
+from ragloop.testset import KINDS, generate
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE.parent / ".ragloop" / "bench" / "testset_ranking"
@@ -118,12 +118,17 @@ async def main() -> int:
     ap.add_argument("--write-generated", help="write the generated sets to PATH_{corpus}.jsonl")
     ap.add_argument("--only-generate", action="store_true")
     ap.add_argument("--embeddings", default="wordllama", help="the pipeline's embeddings")
+    ap.add_argument("--mix", help="kind=share,... for the set generated now (default: MIX)")
     args = ap.parse_args()
     for name in args.corpora.split(","):
         started = time.perf_counter()
         corpus, questions = sub_corpus(name)
         questions = questions[: args.size]
-        ts = generate(corpus, len(questions), seed=0, mix=MIX)
+        mix = MIX
+        if args.mix:
+            names = {v: k for k, v in KINDS.items()}
+            mix = {names[k]: float(v) for k, v in (x.split("=") for x in args.mix.split(","))}
+        ts = generate(corpus, len(questions), seed=0, mix=mix)
         if args.write_generated:
             path = Path(args.write_generated.replace("{corpus}", name))
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,8 +4,8 @@ Each asks about a real subject of the corpus, one step beside what the corpus co
 
 - a version the corpus never names, next to the ones it does ("What changed in CREATE INDEX
   in PostgreSQL 17?" where the docs stop at 15);
-- a platform the corpus never names, when it does name others ("Does os.cpu_count work on
-  Haiku?" in docs that speak of Windows and Linux);
+- a platform the corpus never names, about a program or function whose passage names
+  others ("Does os.cpu_count work on Haiku?" beside "Availability: Unix, Windows");
 - a neighbouring name: a named thing with one word swapped for its counterpart that the
   corpus never uses ("Southgate Branch" beside "Northgate Branch").
 
@@ -90,7 +90,14 @@ class NearMisses:
         return None
 
 
-def _options(name: str, near: NearMisses) -> list[tuple[str, str, str]]:
+def platforms_named(text: str, near: NearMisses) -> bool:
+    """Whether a passage names a platform ("Availability: Unix, Windows"): its neighbours
+    are then near misses; a pure function's platform is no question anyone asks."""
+    low = text.lower()
+    return any(present(p, low) for p in (*PLATFORMS, "Unix", "POSIX") if p not in near.platforms)
+
+
+def _options(name: str, text: str, near: NearMisses) -> list[tuple[str, str, str]]:
     """(question, what the documents do not say, the absent term) for each near miss."""
     options: list[tuple[str, str, str]] = []
     api = is_api(name)
@@ -110,8 +117,8 @@ def _options(name: str, near: NearMisses) -> list[tuple[str, str, str]]:
         else:
             topic = name.lower() if forms.is_topic(name) else name
             options.append((f"What changed about {topic} in {v}?", f"what changed in {v}", version))
-    if api and name == name.lower() and " " not in name:  # programs and functions: initdb, os.stat
-        for platform in near.platforms[:3]:
+    if api and name == name.lower() and " " not in name and platforms_named(text, near):
+        for platform in near.platforms[:3]:  # a program or function whose text names platforms
             options.append(
                 (
                     f"Does {name} work on {platform}?",
@@ -135,7 +142,7 @@ def unanswerable(passage: Passage, near: NearMisses, rng: random.Random) -> Draf
     name = subject_of(part, passage) if part else ""
     if not name or part is None:
         return None
-    options = _options(name, near)
+    options = _options(name, passage.text, near)
     names = [name, *_NAMED.findall(" ".join(part.sentences[:4]))]
     swapped = next((s for n in names if (s := near.neighbour(n))), None)
     if swapped:
