@@ -104,6 +104,9 @@ def test_near_misses_come_from_the_corpus_vocabulary():
         "Southgate Branch",
         "Southgate Branch",
     )
+    none = NearMisses(vocab="")
+    assert none.neighbour("Background Writer") is None  # not "Background Readr"
+    assert none.neighbour("JSON Input and Output Syntax") is None  # names both already
 
 
 def test_a_persona_steers_the_questions_to_its_topics():

@@ -33,6 +33,8 @@ SWAPS = (
     ("begin", "end"), ("before", "after"), ("inner", "outer"), ("left", "right"),
     ("read", "write"), ("input", "output"), ("encode", "decode"), ("start", "stop"),
 )  # fmt: skip
+#: counterparts that also start a longer word ("Northgate" beside "Southgate")
+PREFIXES = frozenset({"north", "south", "east", "west"})
 _VERSION = re.compile(
     r"\b(?P<product>version|release|python|postgresql|v)\s+(?P<major>\d{1,2})(?:\.(?P<minor>\d{1,2}))?\b",
     re.IGNORECASE,
@@ -80,8 +82,11 @@ class NearMisses:
     def neighbour(self, name: str) -> tuple[str, str] | None:
         """``name`` with one word swapped for its counterpart, when the corpus lacks it."""
         for a, b in SWAPS:
+            if re.search(rf"(?i)\b{a}", name) and re.search(rf"(?i)\b{b}", name):
+                continue  # "Input and Output Syntax" names both already
             for old, new in ((a, b), (b, a)):
-                match = re.search(rf"(?i)(?<![a-z]){old}", name)
+                end = "" if old in PREFIXES else r"\b"  # "Northgate"; not "Writer" -> "Readr"
+                match = re.search(rf"(?i)(?<![a-z]){old}{end}", name)
                 if match:
                     cased = new.capitalize() if match.group()[0].isupper() else new
                     swapped = name[: match.start()] + cased + name[match.end() :]
