@@ -135,4 +135,4 @@ def _mark(records: list[dict[str, Any]], chosen: str) -> None:
 
 
 def _r(value: float) -> float:
-    return value if math.isnan(value) else round(float(value), 4)
+    return value if math.isnan(value) else round(float(value), 4) + 0.0  # no "-0.0000"
