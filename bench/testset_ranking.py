@@ -31,7 +31,7 @@ from _loopbench import bench_pipeline
 from _pgdocs import Question, passage_hit
 from _pgdocs_parse import page_name
 
-from ragloop.testset import generate
+from ragloop.testset import KINDS, generate
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE.parent / ".ragloop" / "bench" / "testset_ranking"
@@ -40,9 +40,10 @@ JUDGES = ("standard", "second_response")
 KS = (2, 5)
 #: the answerable kinds: unanswerable rows have no passage to hit
 MIX = {
-    "single_hop_specific_query_synthesizer": 0.4,
+    "single_hop_specific_query_synthesizer": 0.3,
     "single_hop_paraphrased_query_synthesizer": 0.3,
-    "multi_hop_specific_query_synthesizer": 0.3,
+    "multi_hop_specific_query_synthesizer": 0.2,
+    "multi_hop_abstract_query_synthesizer": 0.2,
 }
 CORPORA = {"pg": _pgdocs, "py": _pydocs}
 
@@ -56,7 +57,9 @@ def sub_corpus(name: str) -> tuple[Path, list[Question]]:
     wanted = sorted({r["gold_page"] for r in rows})
     dest = _pgdocs.place_pages([pages[p] for p in wanted], WORK / name / "corpus", __file__)
     questions = [
-        Question(f"natural/{n}", "natural", r["question"], r["gold_page"], tuple(r["gold_snippets"]))
+        Question(
+            f"natural/{n}", "natural", r["question"], r["gold_page"], tuple(r["gold_snippets"])
+        )
         for n, r in enumerate(rows)
     ]
     return dest, questions
@@ -79,7 +82,9 @@ async def grid(pipe: Any, items: list[tuple[str, str, Any]]) -> dict[str, float]
         name = f"{'>'.join(order)}|{judge}|k={k}"
         scores = []
         for question, reference, score in items:
-            r = await pipe.arun(question, reference=reference, retrievers=order, judge_mode=judge, k=k)
+            r = await pipe.arun(
+                question, reference=reference, retrievers=order, judge_mode=judge, k=k
+            )
             scores.append(score(r.contexts))
         out[name] = statistics.fmean(scores)
     return out
@@ -112,30 +117,45 @@ async def main() -> int:
     ap.add_argument("--generated", action="append", default=[], help="NAME=PATH_{corpus}.jsonl")
     ap.add_argument("--write-generated", help="write the generated sets to PATH_{corpus}.jsonl")
     ap.add_argument("--only-generate", action="store_true")
+    ap.add_argument("--embeddings", default="wordllama", help="the pipeline's embeddings")
+    ap.add_argument("--mix", help="kind=share,... for the set generated now (default: MIX)")
     args = ap.parse_args()
     for name in args.corpora.split(","):
         started = time.perf_counter()
         corpus, questions = sub_corpus(name)
         questions = questions[: args.size]
-        ts = generate(corpus, len(questions), seed=0, mix=MIX)
+        mix = MIX
+        if args.mix:
+            names = {v: k for k, v in KINDS.items()}
+            mix = {names[k]: float(v) for k, v in (x.split("=") for x in args.mix.split(","))}
+        ts = generate(corpus, len(questions), seed=0, mix=mix)
         if args.write_generated:
             path = Path(args.write_generated.replace("{corpus}", name))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("".join(json.dumps(r) + "\n" for r in ts.rows), encoding="utf-8")
         paraphrased = [r for r in ts.rows if r["kind"] == "paraphrased"]
-        med = statistics.median(
-            overlap4(r["user_input"], r["reference_contexts"][0]) for r in paraphrased
-        ) if paraphrased else float("nan")
+        med = (
+            statistics.median(
+                overlap4(r["user_input"], r["reference_contexts"][0]) for r in paraphrased
+            )
+            if paraphrased
+            else float("nan")
+        )
         print(f"\n== {name}: {len(questions)} hand-written questions, corpus {corpus}")
         print(f"generated now: {dict(ts.kinds)}; paraphrased median 4-gram overlap {med:.2f}")
         if args.only_generate:
             continue
-        pipe = bench_pipeline(corpus, WORK / name, None)
-        hand_items = [(q.question, " ".join(q.gold_snippets), lambda c, q=q: hand_score(c, q)) for q in questions]
+        pipe = bench_pipeline(corpus, WORK / name, args.embeddings)
+        hand_items = [
+            (q.question, " ".join(q.gold_snippets), lambda c, q=q: hand_score(c, q))
+            for q in questions
+        ]
         sets = {"hand-written": hand_items, "generated (this code)": gen_items(ts.rows)}
         for spec in args.generated:
             label, path = spec.split("=", 1)
-            rows = [json.loads(x) for x in Path(path.replace("{corpus}", name)).read_text().splitlines()]
+            rows = [
+                json.loads(x) for x in Path(path.replace("{corpus}", name)).read_text().splitlines()
+            ]
             sets[f"generated ({label})"] = gen_items(rows)
         results = {label: await grid(pipe, items) for label, items in sets.items()}
         hand = results["hand-written"]

@@ -241,7 +241,15 @@ def test_verdict_comes_first_and_each_question_compares_every_configuration(
     with (report.parent / "results.csv").open(encoding="utf-8") as fh:
         records = list(csv.DictReader(fh))
     expected = [
-        "chosen" if r["chosen"] == "yes" else "ok" if r["feasible"] == "yes" else "fails"
+        "chosen"
+        if r["chosen"] == "yes"
+        else "best"
+        if r["best"] == "yes"
+        else "tied"
+        if r["within_noise"] == "yes"
+        else "ok"
+        if r["feasible"] == "yes"
+        else "fails"
         for r in records
     ]
     assert facts["verdicts"] == expected and "chosen" in expected

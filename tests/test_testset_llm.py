@@ -134,3 +134,20 @@ def test_testset_gives_up_on_a_server_whose_replies_never_parse(
     result = _testset_cli(openai_server, tmp_path, monkeypatch)
     assert result.exit_code == 1 and "3 unusable replies in a row" in result.output, result.output
     assert openai_server.count() == 6  # three questions, each asked and repaired once
+
+
+def test_a_persona_is_shown_to_the_question_writer(openai_server):
+    from ragloop.testset import Persona
+
+    seen: list[str] = []
+
+    def write(n, text):
+        seen.append(text)
+        return _question(n, text)
+
+    openai_server.default = reply(_router(write))
+    persona = Persona("Night-shift nurse", "borrows audiobooks late in the evening")
+    llm = fake_chat_model(openai_server)
+    ts = generate(CORPUS, 2, seed=0, llm=llm, mix=ONLY_SPECIFIC, personas=[persona])
+    assert ts.rows and all(r["persona_name"] == "Night-shift nurse" for r in ts.rows)
+    assert seen and all("borrows audiobooks late in the evening" in t for t in seen)

@@ -37,12 +37,20 @@ def testset(
     timeout: float = typer.Option(None, "--timeout", min=0.001, help=TIMEOUT_HELP),
     max_tokens: int = typer.Option(None, "--max-tokens", min=1, help=MAX_TOKENS_HELP),
     max_retries: int = typer.Option(None, "--max-retries", min=0, help=MAX_RETRIES_HELP),
+    persona: list[str] = typer.Option(
+        [],
+        "--persona",
+        help='who asks: "name: role description" (repeat for several); conditions the questions',
+    ),
 ) -> None:
-    """Generate questions (specific, paraphrased, multi-passage, unanswerable) from a corpus."""
+    """Generate questions (specific, paraphrased, multi-passage, abstract, unanswerable)."""
     from ragloop.errors import ConfigError
     from ragloop.retrievers.manifest import read_manifest
     from ragloop.safety.paths import check_output
     from ragloop.testset import generate, write_rows
+    from ragloop.testset.personas import Persona
+
+    personas = [Persona.parse(text) for text in persona]
 
     if not corpus.is_dir():
         raise ConfigError(f"corpus folder not found: {corpus} (pass an existing folder)")
@@ -67,6 +75,7 @@ def testset(
             size,
             seed=seed,
             llm=model,
+            personas=personas,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     if not ts.rows:  # nothing to write: say why (every drop and note), leave --out alone

@@ -86,7 +86,8 @@ def decide(
     best_values = [sign * v for v in _per_question(rows_by_config[best_id], objective.metric)]
     best_rec = next(r for r in records if r["config"] == best_id)
     best_rec["within_noise"] = True
-    tied, beaten = [], []
+    tied: list[dict[str, Any]] = []
+    beaten: list[dict[str, Any]] = []
     for rec in records:
         if rec["config"] == best_id or not rec["feasible"]:
             continue
@@ -134,4 +135,4 @@ def _mark(records: list[dict[str, Any]], chosen: str) -> None:
 
 
 def _r(value: float) -> float:
-    return value if math.isnan(value) else round(float(value), 4)
+    return value if math.isnan(value) else round(float(value), 4) + 0.0  # no "-0.0000"

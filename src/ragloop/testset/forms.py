@@ -56,8 +56,32 @@ class Intent:
 _FUNCTION_WORDS = {"a", "an", "the", "of", "and", "or", "in", "on", "its", "their", "your"}
 #: objects too vague to ask for on their own
 VAGUE = frozenset(
-    "true false none it you them this that argument arguments value values result results "
-    "support object objects instance data information way ways number something".split()
+    [
+        "true",
+        "false",
+        "none",
+        "it",
+        "you",
+        "them",
+        "this",
+        "that",
+        "argument",
+        "arguments",
+        "value",
+        "values",
+        "result",
+        "results",
+        "support",
+        "object",
+        "objects",
+        "instance",
+        "data",
+        "information",
+        "way",
+        "ways",
+        "number",
+        "something",
+    ]
 )
 _PLACE = {"in", "on", "at", "into", "onto", "over", "under", "within", "across", "between", "up"}
 
@@ -99,7 +123,9 @@ def intent(sentence: str, subject: str = "") -> Intent | None:
     first = words[0].lower()
     if first in VERBS and words[0][0].isupper():
         obj = _object(" ".join(words[1:]))
-        return Intent(IMPERATIVE_RETURNS if first == "return" else VERBS[first], obj) if obj else None
+        return (
+            Intent(IMPERATIVE_RETURNS if first == "return" else VERBS[first], obj) if obj else None
+        )
     for i, word in enumerate(words[:6]):
         low = word.lower().strip(",")
         base = low[:-1] if low.endswith("s") else ""
@@ -141,7 +167,9 @@ def how_to(it: Intent, rng: random.Random, kind: str = "") -> str:
 
 def named_question(name: str, it: Intent | None, rng: random.Random, api: bool) -> str:
     """A question that names its subject, in a form people use."""
-    if (is_topic(name) or name.isalpha() and name.istitle()) and not api:  # a section title ("Late Fees"): a topic, in lower case
+    if (
+        is_topic(name) or name.isalpha() and name.istitle()
+    ) and not api:  # a section title ("Late Fees"): a topic, in lower case
         name = name.lower()
         verb = "do" if name.endswith("s") and not name.endswith("ss") else "does"
         forms = [f"How {verb} {{x}} work?", "What should I know about {x}?", "Can you explain {x}?"]
@@ -164,7 +192,7 @@ def is_topic(name: str) -> bool:
 
 
 def what_happens(sentence: str, name: str = "") -> str | None:
-    """"What happens when <condition>?" from an "If ..., ..." sentence (None if none)."""
+    """ "What happens when <condition>?" from an "If ..., ..." sentence (None if none)."""
     match = _CONDITION.match(sentence.strip())
     if not match:
         return None
@@ -177,7 +205,7 @@ def what_happens(sentence: str, name: str = "") -> str | None:
 
 
 def why(sentence: str, name: str) -> str | None:
-    """"Why does X <verb> ...?" from "X <verb>s ... because ..." (None if none)."""
+    """ "Why does X <verb> ...?" from "X <verb>s ... because ..." (None if none)."""
     match = _BECAUSE.match(sentence.strip())
     if not match or not name:
         return None

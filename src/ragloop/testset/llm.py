@@ -22,8 +22,9 @@ from ragloop.eval.judge import Judge, load_prompt
 from ragloop.eval.metrics.faithfulness import Faithfulness
 from ragloop.eval.schema import SingleTurnSample
 from ragloop.llm.faults import server_of
-from ragloop.testset.offline import MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
+from ragloop.testset.offline import ABSTRACT, MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
 from ragloop.testset.passages import Passage
+from ragloop.testset.personas import Persona
 
 #: the least faithfulness a reference needs to be kept
 FAITHFUL_AT = 0.8
@@ -47,6 +48,10 @@ TASKS = {
         "its name or the passage's distinctive words."
     ),
     MULTI: "Ask one question that needs both passages to answer (something from each).",
+    ABSTRACT: (
+        "Ask one broad question about the theme these passages share (the topic), as a person "
+        "would ask it before knowing where the answer is; the answer draws on every passage."
+    ),
     UNANSWERABLE: (
         "Ask one plausible question about a neighbouring topic that the passage does NOT "
         "answer. Set answer to an empty string and absent_terms to 2-4 words an answer would "
@@ -78,11 +83,15 @@ class LLMWriter:
             llm = model
         return cls(llm, passages)
 
-    def rewrite(self, draft: Draft, vocab: str, dropped: Counter[str]) -> Draft | None:
+    def rewrite(
+        self, draft: Draft, vocab: str, dropped: Counter[str], persona: Persona | None = None
+    ) -> Draft | None:
         """The draft with the model's question and reference, or None (and the reason counted)."""
-        return run_sync(self._rewrite(draft, vocab, dropped))
+        return run_sync(self._rewrite(draft, vocab, dropped, persona))
 
-    async def _rewrite(self, draft: Draft, vocab: str, dropped: Counter[str]) -> Draft | None:
+    async def _rewrite(
+        self, draft: Draft, vocab: str, dropped: Counter[str], persona: Persona | None
+    ) -> Draft | None:
         from ragloop.testset.generate import absent
 
         shown = draft.passages or tuple(
@@ -93,6 +102,8 @@ class LLMWriter:
             "topic": draft.subject,
             "passages": [p.text for p in shown],
         }
+        if persona is not None:
+            inputs["persona"] = f"{persona.name}: {persona.role_description}"
         result = await self.judge.ask(WRITE_PROMPT, inputs, WrittenQuestion)
         if not result.ok:
             dropped["unusable model reply (after one repair)"] += 1

@@ -162,10 +162,10 @@ def specific(passage: Passage, rng: random.Random) -> Draft | None:
         match = _DEFINITION.match(sentence)
         term = match.group("term").strip() if match else ""
         named = any(c.isupper() or c in "_.()" for c in term[1:]) or len(term.split()) > 1
-        if named and term.lower() != name.lower() and 1 <= len(term.split()) <= 4:
-            if is_subject(term) and term.split()[0].lower() not in STOP | OPENERS:
-                q = forms.named_question(term, None, rng, is_api(term))
-                return Draft(SPECIFIC, q, sentence, (passage,), term, {})
+        fits = named and term.lower() != name.lower() and 1 <= len(term.split()) <= 4
+        if fits and is_subject(term) and term.split()[0].lower() not in STOP | OPENERS:
+            q = forms.named_question(term, None, rng, is_api(term))
+            return Draft(SPECIFIC, q, sentence, (passage,), term, {})
         question = forms.what_happens(sentence, name) or forms.why(sentence, name)
         it = forms.intent(sentence, name)
         if question is None and (it is not None or (i == 0 and passage.lead)):
@@ -185,7 +185,7 @@ def paraphrased(passage: Passage, rng: random.Random) -> Draft | None:
         return None
     hidden = words(name)
     kind = forms.subject_kind(name) if is_api(name) else ""
-    for i, sentence in enumerate(part.sentences[:4]):
+    for sentence in part.sentences[:4]:
         it = forms.intent(sentence, name)
         question = forms.how_to(it, rng, kind) if it else forms.what_happens(sentence)
         if question and not (hidden and hidden <= words(question)) and name not in question:

@@ -31,7 +31,9 @@ class Persona:
             name, description = " ".join(text.split()[:3]), text
         name, description = name.strip(), description.strip()
         if not description:
-            raise ConfigError('--persona needs a description, e.g. "DBA: runs PostgreSQL in production"')
+            raise ConfigError(
+                '--persona needs a description, e.g. "DBA: runs PostgreSQL in production"'
+            )
         return cls(name, description)
 
 

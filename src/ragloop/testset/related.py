@@ -20,8 +20,17 @@ import re
 from collections import Counter
 
 from ragloop.testset import forms
-from ragloop.testset.offline import ABSTRACT, MULTI, Draft, best_part, is_api, lead
-from ragloop.testset.offline import subject_of, with_word, words
+from ragloop.testset.offline import (
+    ABSTRACT,
+    MULTI,
+    Draft,
+    best_part,
+    is_api,
+    lead,
+    subject_of,
+    with_word,
+    words,
+)
 from ragloop.testset.passages import Passage
 
 #: the least idf-weighted cosine for two passages to count as related
@@ -29,8 +38,27 @@ RELATED_AT = 0.12
 CANDIDATES = 200
 #: frequent words that are no theme
 NOT_THEMES = frozenset(
-    "cannot within without another others should would itself something anything "
-    "following following given called whether further instead rather unless either".split()
+    [
+        "cannot",
+        "within",
+        "without",
+        "another",
+        "others",
+        "should",
+        "would",
+        "itself",
+        "something",
+        "anything",
+        "following",
+        "given",
+        "called",
+        "whether",
+        "further",
+        "instead",
+        "rather",
+        "unless",
+        "either",
+    ]
 )
 
 
@@ -75,12 +103,18 @@ def multi(first: Passage, related: Related, rng: random.Random) -> Draft | None:
     for score, other in related.nearest(first, rng)[:8]:
         b = best_part(other, rng, named=True)
         name_b = subject_of(b, other) if b else ""
-        if b is None or not name_b or name_a.lower() in name_b.lower() + " " or (
-            name_b.lower() in name_a.lower()
+        if (
+            b is None
+            or not name_b
+            or name_a.lower() in name_b.lower() + " "
+            or (name_b.lower() in name_a.lower())
         ):
             continue
         it = next((i for s in a.sentences[:3] if (i := forms.intent(s, name_a))), None)
-        choices = ["What is the difference between {a} and {b}?", "Can I use {a} together with {b}?"]
+        choices = [
+            "What is the difference between {a} and {b}?",
+            "Can I use {a} together with {b}?",
+        ]
         if forms.is_topic(name_a) and forms.is_topic(name_b):
             name_a, name_b = name_a.lower(), name_b.lower()
             verb = "do" if name_a.endswith("s") and not name_a.endswith("ss") else "does"
@@ -104,7 +138,9 @@ def _theme(first: Passage, related: Related, rng: random.Random) -> tuple[str, l
     candidates = [
         w
         for w in heading + rest
-        if len(w) > 4 and w.isalpha() and w not in NOT_THEMES
+        if len(w) > 4
+        and w.isalpha()
+        and w not in NOT_THEMES
         and 2 <= related.counts[w] <= max(3, total // 5)
         and re.search(rf"(?<![\w.]){w}\b", first.text)  # used in lower case: not a name
     ]

@@ -4,8 +4,8 @@ Each asks about a real subject of the corpus, one step beside what the corpus co
 
 - a version the corpus never names, next to the ones it does ("What changed in CREATE INDEX
   in PostgreSQL 17?" where the docs stop at 15);
-- a platform the corpus never names, when it does name others ("Does os.cpu_count work on
-  Haiku?" in docs that speak of Windows and Linux);
+- a platform the corpus never names, about a program or function whose passage names
+  others ("Does os.cpu_count work on Haiku?" beside "Availability: Unix, Windows");
 - a neighbouring name: a named thing with one word swapped for its counterpart that the
   corpus never uses ("Southgate Branch" beside "Northgate Branch").
 
@@ -33,6 +33,8 @@ SWAPS = (
     ("begin", "end"), ("before", "after"), ("inner", "outer"), ("left", "right"),
     ("read", "write"), ("input", "output"), ("encode", "decode"), ("start", "stop"),
 )  # fmt: skip
+#: counterparts that also start a longer word ("Northgate" beside "Southgate")
+PREFIXES = frozenset({"north", "south", "east", "west"})
 _VERSION = re.compile(
     r"\b(?P<product>version|release|python|postgresql|v)\s+(?P<major>\d{1,2})(?:\.(?P<minor>\d{1,2}))?\b",
     re.IGNORECASE,
@@ -80,8 +82,11 @@ class NearMisses:
     def neighbour(self, name: str) -> tuple[str, str] | None:
         """``name`` with one word swapped for its counterpart, when the corpus lacks it."""
         for a, b in SWAPS:
+            if re.search(rf"(?i)\b{a}", name) and re.search(rf"(?i)\b{b}", name):
+                continue  # "Input and Output Syntax" names both already
             for old, new in ((a, b), (b, a)):
-                match = re.search(rf"(?i)(?<![a-z]){old}", name)
+                end = "" if old in PREFIXES else r"\b"  # "Northgate"; not "Writer" -> "Readr"
+                match = re.search(rf"(?i)(?<![a-z]){old}{end}", name)
                 if match:
                     cased = new.capitalize() if match.group()[0].isupper() else new
                     swapped = name[: match.start()] + cased + name[match.end() :]
@@ -90,24 +95,60 @@ class NearMisses:
         return None
 
 
+def platforms_named(text: str, near: NearMisses) -> bool:
+    """Whether a passage names a platform ("Availability: Unix, Windows"): its neighbours
+    are then near misses; a pure function's platform is no question anyone asks."""
+    low = text.lower()
+    return any(present(p, low) for p in (*PLATFORMS, "Unix", "POSIX") if p not in near.platforms)
+
+
+def _options(name: str, text: str, near: NearMisses) -> list[tuple[str, str, str]]:
+    """(question, what the documents do not say, the absent term) for each near miss."""
+    options: list[tuple[str, str, str]] = []
+    api = is_api(name)
+    for version in near.versions[:2]:
+        v = f"{near.product} {version}" if near.product != "version" else f"version {version}"
+        if api:
+            options.append(
+                (f"What changed in {name} in {v}?", f"what changed in {name} in {v}", version)
+            )
+            options.append(
+                (
+                    f"Is {name} deprecated as of {v}?",
+                    f"whether {name} is deprecated as of {v}",
+                    version,
+                )
+            )
+        else:
+            topic = name.lower() if forms.is_topic(name) else name
+            options.append((f"What changed about {topic} in {v}?", f"what changed in {v}", version))
+    if api and name == name.lower() and " " not in name and platforms_named(text, near):
+        for platform in near.platforms[:3]:  # a program or function whose text names platforms
+            options.append(
+                (
+                    f"Does {name} work on {platform}?",
+                    f"whether {name} works on {platform}",
+                    platform,
+                )
+            )
+            options.append(
+                (
+                    f"Is {name} available on {platform}?",
+                    f"whether {name} is available on {platform}",
+                    platform,
+                )
+            )
+    return options
+
+
 def unanswerable(passage: Passage, near: NearMisses, rng: random.Random) -> Draft | None:
     """A near miss about the passage's subject (None when the corpus offers none)."""
     part = best_part(passage, rng)
     name = subject_of(part, passage) if part else ""
-    if not name:
+    if not name or part is None:
         return None
-    it = next((i for s in part.sentences[:3] if (i := forms.intent(s, name))), None) if part else None
-    options: list[tuple[str, str, str]] = []
-    for version in near.versions[:2]:
-        v = f"{near.product} {version}" if near.product != "version" else f"version {version}"
-        options += [
-            (f"What changed in {name} in {v}?", f"what changed in {name} in {v}", version),
-            (f"Is {name} deprecated as of {v}?", f"whether {name} is deprecated as of {v}", version),
-        ]
-    for platform in near.platforms[:3] if is_api(name) else ():  # programs and functions
-        q = f"How do I {it.verb} {it.obj} on {platform}?" if it else f"Does {name} work on {platform}?"
-        options.append((q, f"how this works on {platform}", platform))
-    names = [name, *_NAMED.findall(" ".join(part.sentences[:4]) if part else "")]
+    options = _options(name, passage.text, near)
+    names = [name, *_NAMED.findall(" ".join(part.sentences[:4]))]
     swapped = next((s for n in names if (s := near.neighbour(n))), None)
     if swapped:
         other = swapped[0]
