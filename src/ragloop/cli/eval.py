@@ -118,15 +118,24 @@ def _run(
 
 
 def _answer_first(
-    ds: Any, llm: str | None, index_dir: Path | None, concurrency: int, quiet: bool
+    ds: Any,
+    llm: str | None,
+    index_dir: Path | None,
+    concurrency: int,
+    quiet: bool,
+    dataset_path: Any = None,
 ) -> tuple[Any, list[str]]:
     """``--run``: the dataset with every missing response answered by the pipeline."""
-    from ragloop.cli.eval_run import answer_rows
+    from ragloop.cli.eval_run import answer_rows, demo_set_mismatch
     from ragloop.config import load_settings
     from ragloop.pipeline import build_pipeline
 
+    settings = load_settings(llm=llm, index_dir=index_dir)
+    mismatch = demo_set_mismatch(dataset_path, Path(settings.index_dir))
+    if mismatch:
+        err_console.print(f"warning: {mismatch}", markup=False, highlight=False)
     with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(load_settings(llm=llm, index_dir=index_dir))
+        pipeline = build_pipeline(settings)
     slots = concurrency if llm else 1  # offline runs share the CPU: one at a time
     if quiet:
         return answer_rows(ds, pipeline, concurrency=slots)
@@ -231,7 +240,7 @@ def eval_command(
         if limit is not None:
             data = first_rows(data, limit)
     if run:
-        data, pre_notes = _answer_first(data, llm, index_dir, concurrency, quiet)
+        data, pre_notes = _answer_first(data, llm, index_dir, concurrency, quiet, dataset)
     options: dict[str, Any] = {
         "max_concurrency": concurrency,
         "timeout": timeout,

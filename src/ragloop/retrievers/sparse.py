@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,11 @@ from pydantic import ConfigDict
 from ragloop.documents.chunking import SEPARATOR
 from ragloop.retrievers.base import ScoredRetriever
 from ragloop.text import tokenize
+
+# bm25s sets its own logger to DEBUG when imported, so once anything configures logging
+# (a notebook, a server, Python's last-resort handler) "DEBUG:bm25s:Building index from
+# tokens" is printed on every index build; its warnings still pass
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 def bm25_tokens(text: str) -> list[str]:
