@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragloop.chat.condense import Condenser, Turn, condenser_for
-from ragloop.chat.repair import checkpoint_id, repair_trace
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
+from ragloop.chat.turn_traces import checkpoint_id, repair_trace
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.graph.result import RunResult
 

@@ -15,6 +15,16 @@ from ragloop.chat.traces import trace_from_result
 from ragloop.graph.result import RunResult
 
 
+def _last_user_text(messages: Any) -> str:
+    """The text of the last user message (role/content dicts or LangChain messages)."""
+    for message in reversed(list(messages or [])):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return str(message.get("content", ""))
+        if getattr(message, "type", None) == "human":
+            return str(message.content)
+    return ""
+
+
 async def checkpoint_id(graph: Any, config: dict[str, Any]) -> str:
     """The id of the thread's latest checkpoint ("" when it has none)."""
     snapshot = await graph.aget_state(config)
@@ -39,10 +49,7 @@ async def repair_trace(
     question, answer = str(values["question"]), str(values["answer"])
     if await asyncio.to_thread(traces.has_turn, thread, checkpoint, question, answer):
         return False
-    users = [m for m in values.get("messages") or [] if isinstance(m, dict)]
-    original = next(
-        (str(m.get("content")) for m in reversed(users) if m.get("role") == "user"), question
-    )
+    original = _last_user_text(values.get("messages")) or question
     trace = trace_from_result(RunResult.from_state(values), thread, model, original)
     trace.checkpoint = checkpoint
     await asyncio.to_thread(traces.add, trace)
