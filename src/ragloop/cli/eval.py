@@ -118,24 +118,15 @@ def _run(
 
 
 def _answer_first(
-    ds: Any,
-    llm: str | None,
-    index_dir: Path | None,
-    concurrency: int,
-    quiet: bool,
-    dataset_path: Any = None,
+    ds: Any, llm: str | None, index_dir: Path | None, concurrency: int, quiet: bool
 ) -> tuple[Any, list[str]]:
     """``--run``: the dataset with every missing response answered by the pipeline."""
-    from ragloop.cli.eval_run import answer_rows, demo_set_mismatch
+    from ragloop.cli.eval_run import answer_rows
     from ragloop.config import load_settings
     from ragloop.pipeline import build_pipeline
 
-    settings = load_settings(llm=llm, index_dir=index_dir)
-    mismatch = demo_set_mismatch(dataset_path, Path(settings.index_dir))
-    if mismatch:
-        err_console.print(f"warning: {mismatch}", markup=False, highlight=False)
     with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(settings)
+        pipeline = build_pipeline(load_settings(llm=llm, index_dir=index_dir))
     slots = concurrency if llm else 1  # offline runs share the CPU: one at a time
     if quiet:
         return answer_rows(ds, pipeline, concurrency=slots)
@@ -193,6 +184,12 @@ def eval_command(
 
         inputs = [("dataset", dataset), ("index", index_dir), ("traces", traces)]
         check_output(out, [*inputs, ("chat memory", threads)], kind="output")
+    if run and dataset is not None:  # the demo QA set answered from another corpus: say so
+        from ragloop.cli.eval_run import demo_set_mismatch
+
+        mismatch = demo_set_mismatch(dataset, index_dir)
+        if mismatch:
+            err_console.print(f"warning: {mismatch}", markup=False, highlight=False)
     if traces is not None:
         from ragloop.cli.chat import report_traces
 
@@ -240,7 +237,7 @@ def eval_command(
         if limit is not None:
             data = first_rows(data, limit)
     if run:
-        data, pre_notes = _answer_first(data, llm, index_dir, concurrency, quiet, dataset)
+        data, pre_notes = _answer_first(data, llm, index_dir, concurrency, quiet)
     options: dict[str, Any] = {
         "max_concurrency": concurrency,
         "timeout": timeout,

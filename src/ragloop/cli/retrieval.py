@@ -28,7 +28,13 @@ def index(
     ),
     as_json: bool = typer.Option(False, "--json", help="print the index report as JSON"),
 ) -> None:
-    """Chunk and index a folder of .md/.txt/.rst/.html/.pdf files (dense + sparse)."""
+    """Chunk and index a folder of documents (dense + sparse), and report how each was read.
+
+    Formats: Markdown (.md .markdown), reStructuredText (.rst .rest), HTML (.html .htm
+    .xhtml: Sphinx, DocBook, asciidoc, texinfo, mdBook, rustdoc, MkDocs, Docusaurus,
+    Javadoc, Doxygen or hand-written), AsciiDoc (.adoc .asciidoc .asc), PDF (.pdf) and
+    text (.txt .text; one written in AsciiDoc, reST or Markdown is read as such).
+    """
     from ragloop.data import KB_DIR
     from ragloop.embeddings import EmbedPlan, VectorCache
     from ragloop.errors import ConfigError
