@@ -178,6 +178,14 @@ def test_notebook_runs_top_to_bottom_offline(path: Path, kernel_env, tmp_path):
         if o.output_type == "error"
     ]
     assert not errors
+    noise = [
+        o.get("text", "")
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        if o.output_type == "stream" and "TqdmWarning" in o.get("text", "")
+    ]
+    assert not noise, noise  # a new user's first notebook shows no library warnings
     assert sorted(os.listdir(tmp_path)) == [], "a notebook wrote into its working directory"
 
 

@@ -32,6 +32,14 @@ def _check_spec(value: str, kind: str, offline: tuple[str, ...]) -> str:
     raise ValueError(f"{kind} must be {allowed} or 'openai:<model>' (got '{value}')")
 
 
+#: the numeric settings: true/false is no number for them (pydantic would read 1 and 0)
+_NUMBERS = (
+    "k", "llm_timeout", "llm_max_tokens", "llm_max_retries", "max_iterations", "relevance_keep",
+    "relevance_threshold", "recall_threshold", "answer_relevancy_threshold", "temperature",
+    "chunk_size", "chunk_overlap",
+)  # fmt: skip
+
+
 class Settings(BaseSettings):
     """Every knob of ragloop; read from ``RAGLOOP_*`` variables by the CLI, never by nodes."""
 
@@ -84,6 +92,13 @@ class Settings(BaseSettings):
     answer: Literal["auto", "extractive", "llm"] = "auto"
     #: a PostgreSQL URL: chat memory (checkpointer) and traces move there (ragloop.serve)
     database_url: str | None = None
+
+    @field_validator(*_NUMBERS, mode="before")
+    @classmethod
+    def _no_bool(cls, v: Any) -> Any:
+        if isinstance(v, bool):  # pydantic reads true as 1: `k = [true]` would run as k=1
+            raise ValueError(f"must be a number, not {str(v).lower()}")
+        return v
 
     @field_validator("llm")
     @classmethod
@@ -169,6 +184,28 @@ def _field_adapter(name: str) -> TypeAdapter[Any]:
     return TypeAdapter(Annotated[info.annotation, *info.metadata, strict])  # type: ignore[arg-type]
 
 
+#: the corrective actions ``correct_order`` may name (nodes/correct.py)
+CORRECT_ACTIONS = ("rewrite", "swap", "web")
+
+
+def _names_problem(name: str, value: Any) -> str | None:
+    """What is wrong with a ``retrievers``/``correct_order`` value, or None (as Settings has it).
+
+    Retriever names are checked against the pipeline's own retrievers when it runs (a caller
+    may hand in unregistered ones); here: a non-empty list of names, none twice.
+    """
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        return "must be a list of names"
+    if len(set(value)) != len(value):
+        return "must not repeat a name"
+    if name == "retrievers" and not value:
+        return "must name at least one retriever"
+    unknown = [v for v in value if name == "correct_order" and v not in CORRECT_ACTIONS]
+    if unknown:
+        return f"unknown action '{unknown[0]}'; known actions: {', '.join(CORRECT_ACTIONS)}"
+    return None
+
+
 def context_of(runtime: Any, default: Context | None = None) -> Context:
     """The run's Context. A caller (a server client) that sent none gets ``default`` (the
     server's settings) or the built-in defaults; a dict it sent overrides those fields only."""
@@ -202,15 +239,18 @@ class Context:
 
     def __post_init__(self) -> None:
         # a server context arrives as JSON: a list or "a,b" string becomes the tuple
+        problems = []
         for name in ("retrievers", "correct_order"):
             value = getattr(self, name)
             if isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
-            if not isinstance(value, tuple):
+            problem = _names_problem(name, value)
+            if problem:
+                problems.append(f"context '{name}' = {value!r}: {problem}")
+            elif not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
         # per-run overrides (pipe.run(q, max_iterations=200), a server context) are held to
         # the same bounds as Settings: no runaway loops, no inf/NaN thresholds
-        problems = []
         for name in _CHECKED_CONTEXT_FIELDS:
             try:
                 _field_adapter(name).validate_python(getattr(self, name))

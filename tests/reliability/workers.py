@@ -134,3 +134,56 @@ def experiment_forever(spec: str, out: str) -> None:
 def rows_of(path: Path) -> list[dict[str, Any]]:
     """Every line of a JSON Lines file, parsed (a half-written line raises)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def chat_pipeline() -> Any:
+    """The scripted pipeline the chat kill tests run (no model, no index)."""
+    from ragloop.config import Context
+    from ragloop.nodes.base import Deps
+    from ragloop.pipeline import Pipeline
+    from tests.fakes.retrieval import ListRetriever
+    from tests.fakes.strategies import ScriptedStrategies
+
+    deps = Deps(
+        strategies=ScriptedStrategies(["sufficient"]), retrievers={"dense": ListRetriever("dense")}
+    )
+    return Pipeline(deps, Context(retrievers=("dense",)))
+
+
+def chat_turn_killed(db: str, traces: str, thread: str, point: str) -> None:
+    """One whole turn, then a turn killed (SIGKILL, no clean-up) at ``point``.
+
+    ``graph``: inside the graph, before the checkpoint is saved; ``trace``: checkpoint saved,
+    trace not yet written; ``after``: both written, killed before the turn returns.
+    """
+    import os
+    import signal
+
+    from ragloop.chat.session import ChatSession
+    from ragloop.chat.traces import TraceStore
+
+    store = TraceStore(traces)
+    pipe = chat_pipeline()
+    with ChatSession(pipe, db, thread_id=thread, traces=store) as session:
+        session.turn("question 0")
+        die = lambda: os.kill(os.getpid(), signal.SIGKILL)  # noqa: E731
+        add = store.add
+        if point == "graph":
+            draft = pipe.deps.strategies.draft
+
+            async def dying_draft(*args: Any, **kwargs: Any) -> Any:
+                die()
+                return await draft(*args, **kwargs)
+
+            pipe.deps.strategies.draft = dying_draft  # type: ignore[method-assign]
+        elif point == "trace":
+            store.add = lambda trace: die()  # type: ignore[method-assign]
+        else:
+
+            def add_then_die(trace: Any) -> int:
+                add(trace)
+                die()
+                return 0
+
+            store.add = add_then_die  # type: ignore[method-assign]
+        session.turn("question 1")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
+from ragloop.chat.turn_traces import checkpoint_id, repair_trace
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.graph.result import RunResult
 from ragloop.nodes.condense import Condenser, HeuristicCondenser, Turn
@@ -91,6 +92,8 @@ class ChatSession:
         self._current: asyncio.Task[Any] | None = None
         try:
             self.graph = self.call(self._open())
+            if traces is not None:
+                self.call(self.arepair())  # the last turn's trace, if a kill -9 lost it
         except BaseException:
             self.close()
             raise
@@ -159,12 +162,29 @@ class ChatSession:
         if not original:
             raise ConfigError("the message is empty: type a question")
         async with self._thread_lock():  # turns of one thread, from any process, one at a time
+            await self._repair()  # a turn whose trace a kill lost gets it before the next one
             result = await self._locked_turn(original, on_step)
+            if self.traces is not None:  # under the lock: a repair never races this write
+                trace = trace_from_result(result, self.thread_id, self.pipeline.model, original)
+                trace.checkpoint = await self._checkpoint_id()
+                await asyncio.to_thread(self.traces.add, trace)
         self.last = result
-        if self.traces is not None:
-            trace = trace_from_result(result, self.thread_id, self.pipeline.model, original)
-            await asyncio.to_thread(self.traces.add, trace)
         return result
+
+    async def _checkpoint_id(self) -> str:
+        return await checkpoint_id(self.graph, self.config)
+
+    async def arepair(self) -> bool:
+        """Write the trace of the thread's last saved turn if a kill lost it; True if written."""
+        async with self._thread_lock():
+            return await self._repair()
+
+    async def _repair(self) -> bool:
+        if self.traces is None:
+            return False
+        return await repair_trace(
+            self.graph, self.config, self.traces, self.thread_id, self.pipeline.model
+        )
 
     @contextlib.asynccontextmanager
     async def _thread_lock(self) -> AsyncIterator[None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sqlite3
@@ -59,6 +60,8 @@ class Trace:
     llm_calls: int = 0
     tokens: int = 0
     source: str = "chat"
+    #: the chat memory checkpoint of the turn: a turn whose trace a kill lost is found by it
+    checkpoint: str = ""
     ts: str = ""
     id: int | None = None
 
@@ -92,6 +95,29 @@ class TraceStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as conn:
             conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(turns)")}
+            if "checkpoint" not in columns:  # a store written before turns were keyed
+                with contextlib.suppress(sqlite3.OperationalError):  # another process added it
+                    conn.execute("ALTER TABLE turns ADD COLUMN checkpoint TEXT")
+
+    def has_turn(self, thread: str, checkpoint: str, question: str, answer: str) -> bool:
+        """Whether the turn saved at ``checkpoint`` of ``thread`` has its trace here.
+
+        A trace written before turns were keyed counts when it is the thread's latest and
+        holds the same question and answer.
+        """
+        with self._connect() as conn:
+            if conn.execute(
+                "SELECT 1 FROM turns WHERE thread = ? AND checkpoint = ?", (thread, checkpoint)
+            ).fetchone():
+                return True
+            last = conn.execute(
+                "SELECT question, answer, checkpoint FROM turns WHERE thread = ? "
+                "ORDER BY ts DESC, id DESC LIMIT 1",
+                (thread,),
+            ).fetchone()
+        same = [*last[:2]] == redact([question, answer], self.env) if last else False
+        return bool(same) and not last[2]
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:

@@ -160,7 +160,9 @@ def chat(
     llm: str = typer.Option(
         None, "--llm", help="none (offline, default), provider:model or a registered name"
     ),
-    corpus: Path = typer.Option(None, "--corpus", help="corpus folder (default: demo base)"),
+    corpus: Path = typer.Option(
+        None, "--corpus", help="corpus folder (default: the index's corpus)"
+    ),
     index_dir: Path = typer.Option(None, "--index", help="index folder"),
     traces: Path = typer.Option(None, "--traces", help="trace store (default: data folder)"),
     timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),

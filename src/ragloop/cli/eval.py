@@ -183,6 +183,12 @@ def eval_command(
 
         inputs = [("dataset", dataset), ("index", index_dir), ("traces", traces)]
         check_output(out, [*inputs, ("chat memory", threads)], kind="output")
+    if run and dataset is not None:  # the demo QA set answered from another corpus: say so
+        from ragloop.cli.eval_run import demo_set_mismatch
+
+        mismatch = demo_set_mismatch(dataset, index_dir)
+        if mismatch:
+            err_console.print(f"warning: {mismatch}", markup=False, highlight=False)
     if traces is not None:
         from ragloop.cli.chat import report_traces
 

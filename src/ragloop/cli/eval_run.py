@@ -124,3 +124,28 @@ def write_answered(ds: EvaluationDataset, folder: Path) -> Path:
         for sample in ds.samples
     ]
     return atomic_write_text(folder / "answered.jsonl", "".join(line + "\n" for line in lines))
+
+
+def demo_set_mismatch(dataset: Any, index_dir: Path | None) -> str | None:
+    """A warning when the bundled demo QA set is answered from an index of another corpus.
+
+    Its questions (KX-217, the Kestrel robots) are about the demo base only; answered from
+    another corpus's index, every score measures nothing. ``index_dir`` None: the setting's.
+    """
+    from ragloop.config import load_settings
+    from ragloop.data import KB_DIR, QA_PATH
+    from ragloop.retrievers.manifest import read_manifest
+
+    if not isinstance(dataset, str | Path) or str(dataset) == "-":
+        return None
+    index_dir = Path(index_dir if index_dir is not None else load_settings().index_dir)
+    if Path(dataset).resolve() != QA_PATH.resolve() or not (index_dir / "manifest.json").is_file():
+        return None
+    built = read_manifest(index_dir).get("corpus_dir")
+    if not built or Path(built).resolve() == KB_DIR.resolve():
+        return None
+    return (
+        f"the bundled demo QA set is answered from the index at {index_dir}, built from "
+        f"{built}, not from the demo base: its scores say nothing. Index the demo "
+        "(`ragloop index --demo --out DIR`) and pass --index DIR, or use your own QA set"
+    )

@@ -66,9 +66,19 @@ def index(
     emb = get_embeddings(settings.embeddings)
     cache = VectorCache(settings.data_dir / "cache" / "vectors.sqlite")
 
+    said = [0]  # tenths of the work already told when stderr is no terminal (no live bar)
+
     def plan(p: EmbedPlan) -> None:
-        if p.seconds is not None and p.seconds >= 30:  # a large corpus: say so before starting
+        long = p.seconds is not None and p.seconds >= 30  # a large corpus: say so first
+        if long or not bar.console.is_terminal:
             bar.console.print(p.describe(), markup=False, highlight=False)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+        tenth = done * 10 // total if total else 0
+        if not bar.console.is_terminal and tenth > said[0]:  # a log, a pipe, CI: lines
+            said[0] = tenth
+            bar.console.print(f"embedded {done}/{total} chunks", markup=False, highlight=False)
 
     with progress_bar("embedding chunks") as bar:
         task = bar.add_task("embed", total=None)
@@ -79,7 +89,7 @@ def index(
             target,
             chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=progress,
             cache=cache,
             on_plan=plan,
         )

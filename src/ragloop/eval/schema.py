@@ -122,12 +122,15 @@ def normalise_row(row: dict[str, Any], notices: set[str] | None = None) -> dict[
     for key, value in row.items():
         new = RENAMED_COLUMNS.get(key, key)
         if new != key:
-            if notices is not None and key not in {n.split("'")[1] for n in notices}:
+            said = notices is not None and key in {n.split("'")[1] for n in notices}
+            if new in row:  # both names present: the new one wins, the old one is dropped
+                if notices is not None and not said:
+                    notices.add(f"column '{key}' ignored: the row also has '{new}', which is used")
+                continue
+            if notices is not None and not said:
                 notices.add(f"column '{key}' renamed to '{new}'")
             if key == "ground_truths" and isinstance(value, list):
                 value = " ".join(str(v) for v in value)
-            if new in row:  # both names present: the new one wins
-                continue
         out[new] = value
     return out
 

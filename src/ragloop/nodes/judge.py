@@ -43,17 +43,29 @@ def _graded(item: ContextItem, grade: int, evidence: float | None) -> ContextIte
     return cast(ContextItem, out)
 
 
+def compared(value: float, threshold: float) -> tuple[str, str]:
+    """``value`` and ``threshold`` printed with enough digits to show why one is below.
+
+    0.5999 and 0.60 both read "0.60" at two digits, which made "recall 0.60 < 0.60".
+    """
+    for digits in (2, 3, 4, 6):
+        a, b = f"{value:.{digits}f}", f"{threshold:.{digits}f}"
+        if a != b or value == threshold:
+            return a, b
+    return repr(value), repr(threshold)
+
+
 def verdict_of(contexts: int, relevance: float, recall: float, ctx: Context) -> tuple[str, str]:
     """The verdict from the numbers, with the reason in words."""
     if contexts == 0:
         return "irrelevant", "no relevant context kept yet"
+    rel, rel_min = compared(relevance, ctx.relevance_threshold)
+    rec, rec_min = compared(recall, ctx.recall_threshold)
     if relevance < ctx.relevance_threshold and recall < ctx.recall_threshold:
-        return "irrelevant", (
-            f"relevance {relevance:.2f} < {ctx.relevance_threshold:.2f} and recall {recall:.2f}"
-        )
+        return "irrelevant", f"relevance {rel} < {rel_min} and recall {rec}"
     if recall < ctx.recall_threshold:
-        return "incomplete", f"recall {recall:.2f} < {ctx.recall_threshold:.2f}"
-    return "sufficient", f"recall {recall:.2f} >= {ctx.recall_threshold:.2f}"
+        return "incomplete", f"recall {rec} < {rec_min}"
+    return "sufficient", f"recall {rec} >= {rec_min}"
 
 
 def make_judge(deps: Deps) -> Any:

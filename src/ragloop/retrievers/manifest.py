@@ -136,7 +136,7 @@ def check_replace(
         raise IndexError_(
             f"the index at {folder} was built {'; '.join(what)}: nothing was changed. Replace "
             f"it with `ragloop index {corpus_dir} --out {folder} --force`, or pick another "
-            "index folder (--index / RAGLOOP_INDEX_DIR)"
+            "index folder (`ragloop index --out`, or RAGLOOP_INDEX_DIR)"
         )
     return what
 
@@ -160,6 +160,5 @@ def refuse_other_embeddings(
             )
         raise IndexError_(
             f"index at {folder} was {'; '.join(reasons)}. Query it with the embeddings it was "
-            f"built with (RAGLOOP_EMBEDDINGS={built} or --embeddings {built}), or rebuild it "
-            f"with {rebuild}"
+            f"built with (set RAGLOOP_EMBEDDINGS={built}), or rebuild it with {rebuild}"
         )

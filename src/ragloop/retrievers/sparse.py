@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
+import warnings
 from pathlib import Path
 from typing import Any
 
-import bm25s
 import numpy as np
 from langchain_core.documents import Document
 from pydantic import ConfigDict
@@ -14,6 +15,17 @@ from pydantic import ConfigDict
 from ragloop.documents.chunking import SEPARATOR
 from ragloop.retrievers.base import ScoredRetriever
 from ragloop.text import tokenize
+
+with warnings.catch_warnings():
+    # bm25s imports tqdm.auto, which in a Jupyter kernel without ipywidgets warns "IProgress
+    # not found" at import; ragloop shows no bm25s bars, so the warning is noise
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    import bm25s
+
+# bm25s sets its own logger to DEBUG when imported, so once anything configures logging
+# (a notebook, a server, Python's last-resort handler) "DEBUG:bm25s:Building index from
+# tokens" is printed on every index build; its warnings still pass
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 def bm25_tokens(text: str) -> list[str]:

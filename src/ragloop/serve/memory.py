@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+from ragloop.chat.memory import checkpoint_serde
 from ragloop.errors import RagloopError
 from ragloop.redact import safe_url
 
@@ -32,6 +33,7 @@ def postgres_saver(url: str) -> Iterator[Any]:
     try:
         cm = PostgresSaver.from_conn_string(url)
         saver = cm.__enter__()
+        saver.serde = checkpoint_serde()  # what is read back builds safe types only
     except Exception as exc:  # psycopg.OperationalError and friends
         raise RagloopError(f"cannot open chat memory at {safe_url(url)}: {exc}") from None
     try:
@@ -51,6 +53,7 @@ async def async_postgres_saver(url: str) -> AsyncIterator[Any]:
     try:
         cm = AsyncPostgresSaver.from_conn_string(url)
         saver = await cm.__aenter__()
+        saver.serde = checkpoint_serde()  # what is read back builds safe types only
     except Exception as exc:
         raise RagloopError(f"cannot open chat memory at {safe_url(url)}: {exc}") from None
     try:

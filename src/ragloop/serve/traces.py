@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS ragloop_turns (
 );
 CREATE INDEX IF NOT EXISTS ragloop_turns_ts ON ragloop_turns (ts);
 CREATE INDEX IF NOT EXISTS ragloop_turns_thread ON ragloop_turns (thread);
+ALTER TABLE ragloop_turns ADD COLUMN IF NOT EXISTS checkpoint TEXT;
 """
 _JSON = ("contexts", "citations", "scores", "steps", "actions")
 
@@ -69,6 +70,15 @@ class PgTraceStore:
                 list(data.values()),
             ).fetchone()
         return int(row[0])
+
+    def has_turn(self, thread: str, checkpoint: str, question: str, answer: str) -> bool:
+        """Whether the turn saved at ``checkpoint`` of ``thread`` has its trace here."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM ragloop_turns WHERE thread = %s AND checkpoint = %s",
+                (thread, checkpoint),
+            ).fetchone()
+        return row is not None
 
     def turns(self, since: str | None = None, thread: str | None = None) -> list[Trace]:
         """Stored turns in time order, optionally from ``since`` (ISO) on and of one thread."""
