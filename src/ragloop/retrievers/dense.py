@@ -115,6 +115,8 @@ def save_faiss(store: FAISS, folder: Path) -> None:
     for pos in range(len(store.index_to_docstore_id)):
         doc_id = store.index_to_docstore_id[pos]
         doc = store.docstore.search(doc_id)
+        if isinstance(doc, str):  # the docstore's "not found" message, never a document
+            raise RuntimeError(f"the dense index lost chunk {doc_id}: {doc}; rebuild the index")
         rows.append({"id": doc_id, "text": doc.page_content, "metadata": doc.metadata})
     atomic_write_text(folder / DOCSTORE_FILE, json.dumps(rows, ensure_ascii=False))
 
