@@ -38,3 +38,17 @@ def test_invalid_values_name_the_setting(kwargs, needle):
 def test_context_from_settings_with_overrides():
     ctx = Context.from_settings(load_settings(k=7), max_iterations=1)
     assert ctx.k == 7 and ctx.max_iterations == 1 and ctx.retrievers[0] == "hybrid"
+
+
+def test_a_malformed_database_url_is_a_settings_error_naming_it(monkeypatch):
+    """A settings error exits 2 like every other; before, a bad URL failed later with exit 1."""
+    import pytest
+
+    from ragloop.config import load_settings
+    from ragloop.errors import ConfigError
+
+    monkeypatch.setenv("RAGLOOP_DATABASE_URL", "notaurl")
+    with pytest.raises(ConfigError, match="database_url.*PostgreSQL URL"):
+        load_settings()
+    monkeypatch.setenv("RAGLOOP_DATABASE_URL", "postgresql://u:p@127.0.0.1:5432/db")
+    assert load_settings().database_url == "postgresql://u:p@127.0.0.1:5432/db"

@@ -110,6 +110,19 @@ class Settings(BaseSettings):
     def _emb(cls, v: str) -> str:
         return _check_spec(v, "embeddings", (*LOCAL_EMBEDDINGS, *embeddings_names()))
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, v: str | None) -> str | None:
+        if v is None or not v.strip():
+            return None
+        scheme = v.split("://", 1)[0].lower() if "://" in v else ""
+        if scheme not in ("postgresql", "postgres"):
+            raise ValueError(
+                "must be a PostgreSQL URL like postgresql://user:password@host:5432/dbname "
+                "(or unset it to keep state in files)"
+            )
+        return v.strip()
+
     @field_validator("retrievers", mode="before")
     @classmethod
     def _retrievers(cls, v: Any) -> list[str]:
