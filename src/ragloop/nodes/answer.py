@@ -82,6 +82,22 @@ def fill_to_k(
     return [*kept, *extra], len(extra)
 
 
+async def answer_step(
+    strategies: Any, question: str, contexts: list[ContextItem], ctx: Context
+) -> tuple[str, list[int], bool]:
+    """The answer from ranked contexts: (text, cited context numbers, said "not found").
+
+    Naive RAG in the benches runs this same step on a retriever's top k.
+    """
+    if not contexts:
+        return NOT_FOUND, [], True
+    k = max(ctx.k, 1)
+    text, cited = await strategies.answer(question, contexts[:k], ctx.prompts.get("answer"))
+    if getattr(strategies, "name", "") == "offline":  # "as follows:" brings its code
+        text = attach_code(text, [c.get("text", "") for c in contexts[:k]])
+    return text, cited, False
+
+
 def make_answer(deps: Deps) -> Any:
     """Build the answer node."""
 
@@ -109,11 +125,7 @@ def make_answer(deps: Deps) -> Any:
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
         contexts, filled = fill_to_k(contexts, state.get("dropped", []), max(ctx.k, 1))
-        text, cited = await deps.strategies.answer(
-            state["question"], contexts[: max(ctx.k, 1)], ctx.prompts.get("answer")
-        )
-        if getattr(deps.strategies, "name", "") == "offline":  # "as follows:" brings its code
-            text = attach_code(text, [c.get("text", "") for c in contexts[: max(ctx.k, 1)]])
+        text, cited, _ = await answer_step(deps.strategies, state["question"], contexts, ctx)
         citations = [
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]

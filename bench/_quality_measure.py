@@ -1,0 +1,155 @@
+"""What bench/answer_quality.py measures for one question, and how it summarises the rows.
+
+For an answerable question (a hit = a chunk, or the answer's text, holds the gold passage):
+each single retriever's top k and their oracle; the loop's kept contexts (all, and the first
+k), the contexts it cites, whether its answer text holds the gold passage and whether it said
+"not found"; the same for naive hybrid RAG (hybrid top k, then the same answer step). For an
+unanswerable question: whether each said "not found". For every answer: whether a quoted
+sentence is boilerplate (found on >= 20% of the corpus's pages, or of its top-level sections
+when it is one page), an index/TOC line (dot leaders), or a bare code block without prose.
+Intervals are percentile bootstraps over questions (pooled: resampled within each corpus).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+from typing import Any
+
+from _pgdocs import passage_hit
+
+from ragloop.documents.chunking import SEPARATOR
+from ragloop.nodes.answer import answer_step
+from ragloop.nodes.base import search, to_item
+from ragloop.pipeline import Pipeline
+from ragloop.text import split_sentences
+
+SINGLES = ("dense", "sparse", "hybrid")
+_QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
+_FENCED = re.compile(r"```.*?```", re.DOTALL)
+_LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
+_PROSE_WORD = re.compile(r"\b[a-z]{3,}\b")
+
+
+def quoted(answer: str) -> list[str]:
+    """The sentences an extractive answer quotes (code it attached after "...:" left out)."""
+    text = _FENCED.sub(lambda m: "" if m.start() > 0 else m.group(0), answer)
+    return [m.group(1).strip() for m in _QUOTED.finditer(text)]
+
+
+def is_toc(sentence: str) -> bool:
+    return bool(_LEADERS.search(sentence))
+
+
+def is_bare_code(sentence: str) -> bool:
+    """A code block, or a line with fewer than three lower-case words (a signature)."""
+    return sentence.lstrip().startswith("```") or len(_PROSE_WORD.findall(sentence)) < 3
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\W+", "", text).casefold()
+
+
+def boilerplate_sentences(pipe: Pipeline, share: float = 0.2) -> set[str]:
+    """Squashed sentences found on at least ``share`` of the pages (or top-level sections)."""
+    chunks = pipe.deps.retrievers.index.chunks
+    sources = {c.metadata.get("source", "") for c in chunks}
+
+    def unit(c: Any) -> str:
+        if len(sources) >= 20:
+            return str(c.metadata.get("source", ""))
+        return str(c.metadata.get("title", "")).split(SEPARATOR)[0].strip()
+
+    where: dict[str, set[str]] = defaultdict(set)
+    units = set()
+    for c in chunks:
+        u = unit(c)
+        units.add(u)
+        for s in split_sentences(c.page_content):
+            if len(s.split()) >= 3:
+                where[squash(s)].add(u)
+    need = max(2, share * len(units))
+    return {s for s, us in where.items() if len(us) >= need}
+
+
+def flaws(answer: str, boiler: set[str]) -> dict[str, bool]:
+    sents = quoted(answer)
+    return {
+        "boilerplate": any(squash(s) in boiler for s in sents),
+        "toc": any(is_toc(s) for s in sents),
+        "code": any(is_bare_code(s) for s in sents),
+    }
+
+
+def _hit(items: list[dict[str, Any]], q: Any) -> bool:
+    return any(passage_hit(c["text"], q, c.get("source")) for c in items)
+
+
+def holds_gold(answer: str, q: Any) -> bool:
+    return passage_hit(_QUOTED.sub(r"\1", answer), q)
+
+
+async def naive(pipe: Pipeline, question: str) -> tuple[str, bool]:
+    """Naive hybrid RAG with the loop's answer step: (answer, said not found)."""
+    docs = await search(pipe.deps.retrievers["hybrid"], question, pipe.context.k)
+    items = [{**to_item(d), "grade": 1} for d in docs]
+    text, _, not_found = await answer_step(pipe.deps.strategies, question, items, pipe.context)
+    return text, not_found
+
+
+async def answerable(pipe: Pipeline, q: Any, boiler: set[str]) -> dict[str, Any]:
+    k = pipe.context.k
+    row: dict[str, Any] = {"kind": q.kind, "unanswerable": False}
+    for name in SINGLES:
+        docs = await search(pipe.deps.retrievers[name], q.question, k)
+        row[name] = _hit([to_item(d) for d in docs], q)
+    row["oracle"] = any(row[s] for s in SINGLES)
+    r = await pipe.arun(q.question)
+    by_id = {c["id"]: c for c in r.contexts}
+    cited = [by_id[c["id"]] for c in r.citations if c["id"] in by_id]
+    row.update(
+        kept=_hit(r.contexts, q),
+        kept5=_hit(r.contexts[:k], q),
+        cited=_hit(cited, q),
+        loop_gold=holds_gold(r.answer, q),
+        loop_nf=bool(getattr(r, "not_found", False)),
+        stop=r.stop_reason,
+        **{f"loop_{f}": v for f, v in flaws(r.answer, boiler).items()},
+    )
+    text, nf = await naive(pipe, q.question)
+    row.update(naive_gold=holds_gold(text, q), naive_nf=nf)
+    row.update({f"naive_{f}": v for f, v in flaws(text, boiler).items()})
+    row["answer"] = r.answer
+    return row
+
+
+async def unanswerable(pipe: Pipeline, question: str, boiler: set[str]) -> dict[str, Any]:
+    r = await pipe.arun(question)
+    text, nf = await naive(pipe, question)
+    return {
+        "kind": "unanswerable",
+        "unanswerable": True,
+        "loop_nf": bool(getattr(r, "not_found", False)),
+        "naive_nf": nf,
+        "stop": r.stop_reason,
+        "answer": r.answer,
+        **{f"loop_{f}": v for f, v in flaws(r.answer, boiler).items()},
+    }
+
+
+def bootstrap(groups: list[list[float]], n: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile interval of the pooled mean, resampling within each group."""
+    rng = random.Random(seed)
+    total = sum(len(g) for g in groups)
+    if not total:
+        return float("nan"), float("nan")
+    means = []
+    for _ in range(n):
+        s = 0.0
+        for g in groups:
+            if g:
+                s += sum(g[rng.randrange(len(g))] for _ in range(len(g)))
+        means.append(s / total)
+    means.sort()
+    return means[int(0.025 * n)], means[int(0.975 * n) - 1]
