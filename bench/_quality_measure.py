@@ -25,11 +25,51 @@ from ragloop.nodes.base import search, to_item
 from ragloop.pipeline import Pipeline
 from ragloop.text import split_sentences
 
+try:  # the labelled sentence rows need the sentence features (absent in older checkouts)
+    from ragloop.nodes.extractive import sentence_table
+    from ragloop.nodes.sentences import flawed
+except ImportError:  # measuring an older checkout
+    sentence_table = None
+
 SINGLES = ("dense", "sparse", "hybrid")
 _QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
 _FENCED = re.compile(r"```.*?```", re.DOTALL)
 _LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
-_PROSE_WORD = re.compile(r"\b[a-z]{3,}\b")
+_PROSE_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w.\-(/])")
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "is",
+        "are",
+        "be",
+        "by",
+        "for",
+        "from",
+        "with",
+        "and",
+        "or",
+        "if",
+        "when",
+        "that",
+        "this",
+        "it",
+        "as",
+        "on",
+        "at",
+        "not",
+        "no",
+        "its",
+        "their",
+        "which",
+        "into",
+        "than",
+    ]
+)
 
 
 def quoted(answer: str) -> list[str]:
@@ -43,8 +83,13 @@ def is_toc(sentence: str) -> bool:
 
 
 def is_bare_code(sentence: str) -> bool:
-    """A code block, or a line with fewer than three lower-case words (a signature)."""
-    return sentence.lstrip().startswith("```") or len(_PROSE_WORD.findall(sentence)) < 3
+    """A code block, or a line that is not prose: fewer than three plain lower-case words or
+    none of them a function word (a signature); an entry line's description counts."""
+    if sentence.lstrip().startswith("```"):
+        return True
+    body = re.split(r"\s[\u2014\u2013]\s", sentence, maxsplit=1)[-1]
+    words = _PROSE_WORD.findall(body)
+    return len(words) < 3 or not any(w in _FUNCTION_WORDS for w in words)
 
 
 def squash(text: str) -> str:
@@ -98,6 +143,37 @@ async def naive(pipe: Pipeline, question: str) -> tuple[str, bool]:
     return text, not_found
 
 
+def _labelled(sentence: str, source: str, q: Any) -> bool:
+    """The sentence holds a gold snippet, or is part of one (a snippet spanning two)."""
+    if q is None:
+        return False
+    if passage_hit(sentence, q, source):
+        return True
+    key = squash(sentence)
+    return (
+        len(key) >= 30
+        and any(key in squash(s) for s in q.gold_snippets)
+        and passage_hit(q.gold_snippets[0], q, source)
+    )
+
+
+async def sentence_rows(pipe: Pipeline, question: str, contexts: list[Any], q: Any) -> list[list]:
+    """Labelled feature rows of the sentences the answer step reads (calibration data)."""
+    st = pipe.deps.strategies
+    if sentence_table is None or not hasattr(st, "extract") or not contexts:
+        return []
+    read = contexts[: pipe.context.k]
+    quotes, x = await sentence_table(
+        st.embeddings, question, read, common=st.common_words, boilerplate=st.boilerplate,
+        profile=st.profile,
+    )  # fmt: skip
+    return [
+        [int(_labelled(qt.sentence, read[qt.n - 1].get("source", ""), q)),
+         int(flawed(qt, st.boilerplate)), *(round(float(v), 4) for v in row)]
+        for qt, row in zip(quotes, x, strict=True)
+    ]  # fmt: skip
+
+
 async def answerable(pipe: Pipeline, q: Any, boiler: set[str]) -> dict[str, Any]:
     k = pipe.context.k
     row: dict[str, Any] = {"kind": q.kind, "unanswerable": False}
@@ -121,6 +197,7 @@ async def answerable(pipe: Pipeline, q: Any, boiler: set[str]) -> dict[str, Any]
     row.update(naive_gold=holds_gold(text, q), naive_nf=nf)
     row.update({f"naive_{f}": v for f, v in flaws(text, boiler).items()})
     row["answer"] = r.answer
+    row["sentences"] = await sentence_rows(pipe, q.question, r.contexts, q)
     return row
 
 
@@ -135,6 +212,7 @@ async def unanswerable(pipe: Pipeline, question: str, boiler: set[str]) -> dict[
         "stop": r.stop_reason,
         "answer": r.answer,
         **{f"loop_{f}": v for f, v in flaws(r.answer, boiler).items()},
+        "sentences": await sentence_rows(pipe, question, r.contexts, None),
     }
 
 

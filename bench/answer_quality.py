@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
+import gzip
+import hashlib
 import json
 import statistics
 import sys
@@ -32,13 +35,18 @@ import _pydocs
 from _loopbench import bench_pipeline
 from _quality_measure import answerable, boilerplate_sentences, bootstrap, unanswerable
 
+try:
+    from ragloop.nodes.sentences import FEATURES
+except ImportError:  # pragma: no cover - measuring an older checkout
+    FEATURES = ()
+
 HERE = Path(__file__).resolve().parent
 WORK = HERE.parent / ".ragloop" / "bench"
 
 
 #: each corpus's pages: the natural questions' gold pages, the pages its entries are drawn from,
 #: then the smallest other pages up to this many (a bounded index: minutes to build on 2 cores)
-PAGES = 100
+PAGES = 60
 NATURAL = {"pg": "pgdocs_natural", "py": "pydocs_natural"}
 ENTRY_PAGES = {
     "sqlite": {"lang_corefunc.html", "lang_aggfunc.html", "lang_datefunc.html",
@@ -46,11 +54,13 @@ ENTRY_PAGES = {
 }  # fmt: skip
 
 
-def bounded(name: str, pages: list[Path], n: int = PAGES) -> list[Path]:
-    """The gold and entry pages, then the smallest others, at most ``n`` (at least those)."""
+def bounded(name: str, pages: list[Path], natural: int, n: int = PAGES) -> list[Path]:
+    """The first ``natural`` hand-written questions' gold pages and the entry pages, then the
+    smallest others, at most ``n`` pages (at least the former)."""
     path = HERE / "data" / f"{NATURAL.get(name, name + '_natural')}.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    must = {json.loads(line)["gold_page"] for line in lines if line.strip()}
+    lines = [line for line in lines if line.strip()][:natural]
+    must = {json.loads(line)["gold_page"] for line in lines}
     must |= ENTRY_PAGES.get(name, set())
     first = [p for p in pages if p.name in must]
     rest = sorted((p for p in pages if p.name not in must), key=lambda p: p.stat().st_size)
@@ -62,17 +72,17 @@ def corpus(name: str, limit: int, natural: int) -> tuple[Path, Path, list[Any]]:
     work = WORK / f"quality-{name}"
     dest = work / "corpus"
     if name == "pg":
-        pages = bounded(name, _pgdocs.select_pages(_pgdocs.corpus_root()))
+        pages = bounded(name, _pgdocs.select_pages(_pgdocs.corpus_root()), natural)
         root = _pgdocs.place_pages(pages, dest, "bench/answer_quality.py")
         caps = {"named": limit, "paraphrase": limit, "natural": natural}
         return root, work, _pgdocs.load_questions(root, per_kind=caps)
     if name == "py":
-        pages = bounded(name, _pydocs.select_pages(_pydocs.corpus_root()))
+        pages = bounded(name, _pydocs.select_pages(_pydocs.corpus_root()), natural)
         root = _pydocs.place_pages(pages, dest, "bench/answer_quality.py")
         qs = _pydocs.load_questions(root, per_kind=max(limit, natural))
         return root, work, _cap(qs, limit, natural)
     root_of, pages_of, _ = _newdocs.CORPORA[name]
-    pages = bounded(name, pages_of(root_of()))
+    pages = bounded(name, pages_of(root_of()), natural)
     root = _pgdocs.place_pages(pages, dest, "bench/answer_quality.py")
     qs = _newdocs.load_questions(name, root, per_kind=limit)
     return root, work, _cap(qs, limit, natural)
@@ -158,7 +168,9 @@ def report(by_corpus: dict[str, list[dict[str, Any]]], k: int) -> None:
         print(f"  {n} stop reasons: {stops}")
 
 
-async def run_corpus(name: str, args: argparse.Namespace, rows_out: Any) -> list[dict[str, Any]]:
+async def run_corpus(
+    name: str, args: argparse.Namespace, rows_out: Any, features_out: Any = None
+) -> list[dict[str, Any]]:
     started = time.perf_counter()
     root, work, qs = corpus(name, args.limit, args.natural)
     pipe = bench_pipeline(root, work, args.embeddings)
@@ -175,9 +187,14 @@ async def run_corpus(name: str, args: argparse.Namespace, rows_out: Any) -> list
         rows.append({"corpus": name, "question": q.question, **row})
     for text in unans:
         rows.append({"corpus": name, "question": text, **await unanswerable(pipe, text, boiler)})
-    if rows_out:
-        for r in rows:
+    for r in rows:
+        sentences = r.pop("sentences", [])
+        if rows_out:
             rows_out.write(json.dumps(r) + "\n")
+        if features_out is not None:
+            qid = hashlib.sha1(f"{name}/{r['question']}".encode()).hexdigest()[:10]
+            for s in sentences:
+                features_out.writerow([name, qid, r["kind"], int(r["unanswerable"]), *s])
     print(
         f"  {name}: {len(rows)} questions in {time.perf_counter() - started:.0f} s", file=sys.stderr
     )
@@ -188,22 +205,33 @@ async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpora", default="pg,py,sqlite,bash")
     ap.add_argument("--limit", type=int, default=30, help="named and paraphrase questions each")
-    ap.add_argument("--natural", type=int, default=60, help="natural / unanswerable cap")
+    ap.add_argument("--natural", type=int, default=40, help="natural / unanswerable cap")
     ap.add_argument("--embeddings", default=None)
     ap.add_argument("--rows", default="", help="write every question's row here (JSON lines)")
+    ap.add_argument(
+        "--features", default="", help="write the labelled sentence rows here (CSV, .gz)"
+    )
     args = ap.parse_args()
+    features_file = gzip.open(args.features, "wt", newline="") if args.features else None  # noqa: SIM115
+    features_out = csv.writer(features_file) if features_file else None
+    if features_out:
+        features_out.writerow(
+            ["corpus", "qid", "kind", "unanswerable", "label", "flawed", *FEATURES]
+        )
     by_corpus: dict[str, list[dict[str, Any]]] = {}
     rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None  # noqa: SIM115
     k = 5
     try:
         for name in args.corpora.split(","):
             try:
-                by_corpus[name] = await run_corpus(name, args, rows_out)
+                by_corpus[name] = await run_corpus(name, args, rows_out, features_out)
             except (_pgdocs.PgDocsMissing, _pydocs.PyDocsMissing, _newdocs.DocsMissing) as exc:
                 print(f"{name}: skipped ({exc})")
     finally:
         if rows_out:
             rows_out.close()
+        if features_file:
+            features_file.close()
     if by_corpus:
         report(by_corpus, k)
     return 0

@@ -87,6 +87,8 @@ class State(TypedDict, total=False):
     scores: dict[str, float | None]  # None: unmeasured; JSON has no NaN (RunResult maps it)
     score_reasons: dict[str, str]  # why each score has its value (or is unmeasured)
     stop_reason: str
+    #: the answer says the documents do not seem to answer (evidence weak for every sentence)
+    not_found: bool
     turn_started: float  # wall-clock start of the turn (epoch seconds), for the trace
 
 

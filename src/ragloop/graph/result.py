@@ -31,6 +31,8 @@ class RunResult:
     draft: str = ""
     #: why each score has its value; an unmeasured (NaN) score always says why
     score_reasons: dict[str, str] = field(default_factory=dict)
+    #: the answer says the documents do not seem to answer, and lists the closest passages
+    not_found: bool = False
 
     @classmethod
     def from_state(cls, state: dict[str, Any], **extra: Any) -> RunResult:
@@ -53,6 +55,7 @@ class RunResult:
             reference_contexts=list(state.get("reference_contexts") or []),
             draft=state.get("draft", ""),
             score_reasons=dict(state.get("score_reasons") or {}),
+            not_found=bool(state.get("not_found")),
             **extra,
         )
 

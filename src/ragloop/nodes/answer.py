@@ -14,6 +14,8 @@ from ragloop.nodes.extractive import defines_subject
 from ragloop.state import ContextItem, State, add_step
 
 NOT_FOUND = "I could not find an answer to this in the sources I can search."
+#: what the offline answer says when every sentence it read is weak evidence
+NOT_ANSWERED = "The documents do not seem to answer this. See also, the closest passages:"
 
 
 def cite(n: int, ctx: ContextItem, answer: str = "") -> dict[str, Any]:
@@ -82,6 +84,12 @@ def fill_to_k(
     return [*kept, *extra], len(extra)
 
 
+def see_also(ctx: ContextItem, n: int) -> str:
+    """One "see also" line: the passage's heading path (or its source) and its citation."""
+    where = str(ctx.get("title") or ctx.get("source") or "passage")
+    return f"{where} [{n}];"
+
+
 async def answer_step(
     strategies: Any, question: str, contexts: list[ContextItem], ctx: Context
 ) -> tuple[str, list[int], bool]:
@@ -92,7 +100,15 @@ async def answer_step(
     if not contexts:
         return NOT_FOUND, [], True
     k = max(ctx.k, 1)
-    text, cited = await strategies.answer(question, contexts[:k], ctx.prompts.get("answer"))
+    if hasattr(strategies, "extract"):  # the offline answer knows how well it is supported
+        found = await strategies.extract(question, contexts[:k])
+        if found.support < strategies.not_found_below:
+            see = found.closest[:3]
+            text = " ".join([NOT_ANSWERED, *(see_also(contexts[n - 1], n) for n in see)])
+            return text, see, True
+        text, cited = found.text, found.cited
+    else:
+        text, cited = await strategies.answer(question, contexts[:k], ctx.prompts.get("answer"))
     if getattr(strategies, "name", "") == "offline":  # "as follows:" brings its code
         text = attach_code(text, [c.get("text", "") for c in contexts[:k]])
     return text, cited, False
@@ -108,6 +124,7 @@ def make_answer(deps: Deps) -> Any:
             return {
                 "answer": state.get("draft", ""),
                 "citations": [],
+                "not_found": False,
                 "stop_reason": "no_retrieval",
                 "steps": add_step(state, "answer", "answered from the draft (no retrieval)"),
             }
@@ -119,24 +136,33 @@ def make_answer(deps: Deps) -> Any:
                 "answer": NOT_FOUND,
                 "citations": [],
                 "contexts": [],
+                "not_found": True,
                 "stop_reason": stop or "exhausted",
                 "steps": add_step(state, "answer", "nothing relevant was found; said so"),
             }
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
         contexts, filled = fill_to_k(contexts, state.get("dropped", []), max(ctx.k, 1))
-        text, cited, _ = await answer_step(deps.strategies, state["question"], contexts, ctx)
+        text, cited, not_found = await answer_step(
+            deps.strategies, state["question"], contexts, ctx
+        )
         citations = [
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
         detail = f"answered from {len(contexts)} context(s), citing {len(citations)}"
+        if not_found:
+            detail = (
+                f"no sentence of the {min(len(contexts), max(ctx.k, 1))} passage(s) read answers"
+                f" well enough: said so, citing the {len(citations)} closest as see also"
+            )
         if filled:
             detail += f" ({filled} graded below the keep grade read last, to make up k)"
         return {
             "answer": text,
             "citations": citations,
             "contexts": contexts,
-            "stop_reason": stop or "sufficient",
+            "not_found": not_found,
+            "stop_reason": "not_found" if not_found else stop or "sufficient",
             "steps": add_step(state, "answer", detail),
         }
 

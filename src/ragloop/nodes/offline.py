@@ -16,8 +16,9 @@ from ragloop.eval.metrics.offline import (
 )
 from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
+from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.base import Assessment, Draft
-from ragloop.nodes.extractive import AnswerWeights, extractive_answer
+from ragloop.nodes.extractive import AnswerWeights, Extract, extract
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.offline_judge import (
     JudgeCalibration,
@@ -50,6 +51,9 @@ class OfflineStrategies:
         known_vectors: Lookup | None = None,
         answer_weights: AnswerWeights | None = None,
         common_words: frozenset[str] = frozenset(),
+        answer_model: AnswerModel | None = None,
+        boilerplate: frozenset[str] = frozenset(),
+        profile: str = "reference",
     ):
         # judge, answer and score embed the same texts; the memo embeds each once
         memo = embeddings if isinstance(embeddings, MemoEmbeddings) else None
@@ -72,6 +76,14 @@ class OfflineStrategies:
         #: the corpus's own words ("PostgreSQL" on its docs): never a name the judge or the
         #: answer looks for (``evidence.common_words``; empty when the corpus is small)
         self.common_words = common_words
+        #: a fitted sentence scorer (``answer_model``); None scores with ``answer_weights``
+        self.answer_model = answer_model
+        #: keys of sentences a fifth of the corpus's pages repeat: never quoted
+        self.boilerplate = boilerplate
+        #: the corpus's genre profile (``sentences.PROFILES``): which features are on
+        self.profile = profile
+        #: the answer says "not found" when its best sentence's support is below this
+        self.not_found_below = answer_model.not_found_below if answer_model else 0.0
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         hit = self.cache.lookup(question) if self.cache else None
@@ -155,16 +167,23 @@ class OfflineStrategies:
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]:
         """Extractive: the sentences closest to the question, each cited (``extractive``)."""
-        return await extractive_answer(
+        found = await self.extract(question, contexts)
+        return found.text, found.cited
+
+    async def extract(self, question: str, contexts: list[ContextItem]) -> Extract:
+        """The extractive answer with its support and the closest passages (``extract``)."""
+        return await extract(
             self.embeddings,
             question,
             contexts,
             self.answer_weights,
+            model=self.answer_model,
             max_sentences=self.max_sentences,
             min_sentence_score=self.min_sentence_score,
             floor_share=self.floor_share,
-            diversity=self.diversity,
             common=self.common_words,
+            boilerplate=self.boilerplate,
+            profile=self.profile,
         )
 
     async def answer_relevancy(self, question: str, answer: str) -> MetricResult:

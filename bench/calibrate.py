@@ -1,0 +1,188 @@
+"""Refit the extractive answer's sentence scorer and its "not found" level from labelled rows.
+
+Input: the labelled sentence rows that ``bench/answer_quality.py --features`` writes (committed
+as ``bench/data/answer_rows.csv.gz``: one row per sentence the loop's answer step read, with
+its ``sentences.FEATURES``, whether it holds the gold passage, whether it may be quoted, and
+whether its question is unanswerable). Output: ``src/ragloop/data/answer_model.json`` with the
+coefficients (in the features' own units), the training data's sha256, the split, the seed and
+the held-out scores, and the abstention trade-off curve it chose the level from.
+
+Model: a logistic regression (scikit-learn, L2, C = 1, features standardised). It is small,
+its coefficients read as "what a feature is worth", and a ranking of sentences is what the
+answer needs; it is compared, on the same held-out questions, with the hand-set weights.
+Split: questions by a hash of (seed, question id), 30% held out; plus leave-one-corpus-out.
+Usage: ``python bench/calibrate.py [--rows bench/data/answer_rows.csv.gz] [--out PATH]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from ragloop.nodes.answer_model import AnswerModel
+from ragloop.nodes.extractive import AnswerWeights
+from ragloop.nodes.sentences import FEATURES
+
+HERE = Path(__file__).resolve().parent
+ROWS = HERE / "data" / "answer_rows.csv.gz"
+OUT = HERE.parent / "src" / "ragloop" / "data" / "answer_model.json"
+SEED, HELD = 0, 0.3
+#: the "not found" level keeps answerable questions' not-found rate at or under this
+MAX_ANSWERABLE_NOT_FOUND = 0.08
+
+
+def load(path: Path) -> tuple[list[dict[str, str]], np.ndarray]:
+    with gzip.open(path, "rt", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    x = np.array([[float(r[f]) for f in FEATURES] for r in rows], dtype=float)
+    return rows, x
+
+
+def held_out(qid: str, seed: int = SEED) -> bool:
+    return hashlib.sha1(f"{seed}/{qid}".encode()).digest()[0] < 256 * HELD
+
+
+def handset(x: np.ndarray) -> np.ndarray:
+    w = AnswerWeights()
+    col = {f: x[:, i] for i, f in enumerate(FEATURES)}
+    return (
+        col["cosine"]
+        + w.name_sentence * col["name_sentence"]
+        + w.name_heading * col["name_heading"]
+        + w.heading_cosine * col["heading_cosine"]
+        + w.name_entry * col["name_entry"]
+        + w.subject_entry * col["subject_entry"]
+        + w.evidence * col["evidence"]
+    )
+
+
+def per_question(rows: list[dict[str, str]], score: np.ndarray, mask: np.ndarray) -> dict:
+    """qid -> (corpus, unanswerable, support = best quotable score, best holds gold, any gold)."""
+    best: dict[str, list] = {}
+    for i in np.flatnonzero(mask):
+        r = rows[i]
+        if r["flawed"] == "1":
+            continue
+        b = best.setdefault(r["qid"], [r["corpus"], r["unanswerable"] == "1", -1e9, False, False])
+        b[4] = b[4] or r["label"] == "1"
+        if score[i] > b[2]:
+            b[2], b[3] = float(score[i]), r["label"] == "1"
+    return best
+
+
+def top1(q: dict) -> float:
+    """Among answerable questions whose read sentences hold the gold: best sentence is gold."""
+    xs = [b[3] for b in q.values() if not b[1] and b[4]]
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def tradeoff(q: dict, levels: np.ndarray) -> list[tuple[float, float, float]]:
+    """(level, answerable not-found rate, unanswerable not-found rate) at each level."""
+    ans = np.array([b[2] for b in q.values() if not b[1]])
+    un = np.array([b[2] for b in q.values() if b[1]])
+    return [
+        (float(t), float((ans < t).mean()) if len(ans) else 0.0, float((un < t).mean()))
+        for t in levels
+    ]
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Logistic regression on standardised features; coefficients back in raw units."""
+    mu, sd = x.mean(0), x.std(0)
+    sd[sd == 0] = 1.0
+    model = LogisticRegression(C=1.0, max_iter=2000).fit((x - mu) / sd, y)
+    w = model.coef_[0] / sd
+    return w, float(model.intercept_[0] - (model.coef_[0] * mu / sd).sum())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=Path, default=ROWS)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    rows, x = load(args.rows)
+    y = np.array([r["label"] == "1" for r in rows], dtype=int)
+    quotable = np.array([r["flawed"] == "0" for r in rows])
+    held = np.array([held_out(r["qid"]) for r in rows])
+    answerable = np.array([r["unanswerable"] == "0" for r in rows])
+    train = ~held & quotable & answerable
+    w, b = fit(x[train], y[train])
+    prob = 1 / (1 + np.exp(-(b + x @ w)))
+    hand = handset(x)
+    test = held & quotable & answerable
+    print(f"{len(rows)} sentence rows, {len({r['qid'] for r in rows})} questions; "
+          f"train {train.sum()} rows, held-out {test.sum()} rows")  # fmt: skip
+    auc = {
+        "model": roc_auc_score(y[test], prob[test]),
+        "handset": roc_auc_score(y[test], hand[test]),
+    }
+    q_model, q_hand = per_question(rows, prob, held), per_question(rows, hand, held)
+    scores = {
+        "sentence_auc": {k: round(v, 3) for k, v in auc.items()},
+        "best_sentence_holds_gold": {
+            "model": round(top1(q_model), 3),
+            "handset": round(top1(q_hand), 3),
+        },
+    }
+    loco = {}
+    for corpus in sorted({r["corpus"] for r in rows}):
+        inside = np.array([r["corpus"] == corpus for r in rows])
+        wc, bc = fit(x[~inside & quotable & answerable], y[~inside & quotable & answerable])
+        pc = 1 / (1 + np.exp(-(bc + x @ wc)))
+        loco[corpus] = {
+            "model": round(top1(per_question(rows, pc, inside)), 3),
+            "handset": round(top1(per_question(rows, hand, inside)), 3),
+        }
+    scores["leave_one_corpus_out_best_sentence_holds_gold"] = loco
+    # the "not found" level: on the training questions, the highest level that keeps the
+    # answerable questions' not-found rate at or under MAX_ANSWERABLE_NOT_FOUND
+    q_train = per_question(rows, prob, ~held)
+    levels = np.round(np.arange(0.0, 0.61, 0.02), 2)
+    curve = tradeoff(q_train, levels)
+    level = max((t for t, a, _ in curve if a <= MAX_ANSWERABLE_NOT_FOUND), default=0.0)
+    held_curve = tradeoff(q_model, np.array([level]))[0]
+    scores["not_found_held_out"] = {
+        "answerable": round(held_curve[1], 3),
+        "unanswerable": round(held_curve[2], 3),
+    }
+    print(json.dumps(scores, indent=1))
+    print("trade-off (training questions): level  answerable-not-found  unanswerable-not-found")
+    for t, a, u in curve:
+        print(f"  {t:5.2f} {a:8.3f} {u:8.3f}{'  <- chosen' if t == level else ''}")
+    data = args.rows.read_bytes()
+    model = AnswerModel(
+        coef={f: round(float(v), 5) for f, v in zip(FEATURES, w, strict=True)},
+        intercept=round(b, 5),
+        not_found_below=float(level),
+        provenance={
+            "training_data": os.path.relpath(args.rows, HERE.parent),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "rows": len(rows),
+            "split": f"questions by sha1(seed/qid), {HELD:.0%} held out; quotable answerable rows",
+            "seed": SEED,
+            "model": "sklearn LogisticRegression(C=1.0), standardised features",
+            "not_found_rule": "highest level with answerable not-found <= "
+            f"{MAX_ANSWERABLE_NOT_FOUND} on the training questions",
+            "held_out": scores,
+            "tradeoff_train": [[t, round(a, 3), round(u, 3)] for t, a, u in curve],
+        },
+    )
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
