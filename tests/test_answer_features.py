@@ -34,7 +34,28 @@ from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
 
 WORDS = st.sampled_from(
-    ["the", "index", "table", "rebuild", "column", "value", "returns", "abs", "function", "query", "set", "flag", "of", "a", "to", "REINDEX", "abs(X)", "os.path", "cd", "PRAGMA"]
+    [
+        "the",
+        "index",
+        "table",
+        "rebuild",
+        "column",
+        "value",
+        "returns",
+        "abs",
+        "function",
+        "query",
+        "set",
+        "flag",
+        "of",
+        "a",
+        "to",
+        "REINDEX",
+        "abs(X)",
+        "os.path",
+        "cd",
+        "PRAGMA",
+    ]
 )
 SENTENCE = st.lists(WORDS, min_size=4, max_size=14).map(lambda ws: " ".join(ws) + ".")
 
