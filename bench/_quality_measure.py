@@ -35,7 +35,8 @@ SINGLES = ("dense", "sparse", "hybrid")
 _QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
 _FENCED = re.compile(r"```.*?```", re.DOTALL)
 _LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
-_PROSE_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w.\-(/])")
+_PROSE_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w\-(/]|\.\w)")
+_SYMBOL = re.compile(r"[^\w\s.,;:'\u2014\u2013-]")
 _FUNCTION_WORDS = frozenset(
     [
         "a",
@@ -88,6 +89,8 @@ def is_bare_code(sentence: str) -> bool:
     if sentence.lstrip().startswith("```"):
         return True
     body = re.split(r"\s[\u2014\u2013]\s", sentence, maxsplit=1)[-1]
+    if len(_SYMBOL.findall(body)) > 0.2 * len(body.replace(" ", "")):
+        return True  # an example or a signature: '{"a": [0,1,2]}' -> ...
     words = _PROSE_WORD.findall(body)
     return len(words) < 3 or not any(w in _FUNCTION_WORDS for w in words)
 

@@ -62,8 +62,9 @@ PROFILES: dict[str, frozenset[str]] = {
 }
 _LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
 #: a plain lower-case word: not part of a dotted, hyphenated or snake name, not called
-_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w.\-(/])")
+_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w\-(/]|\.\w)")
 #: words that only prose has ("remove a procedure", "Return the arctangent of X")
+_SYMBOL = re.compile(r"[^\w\s.,;:'\u2014\u2013-]")
 _FUNCTION_WORDS = frozenset(
     [
         "a",
@@ -113,6 +114,8 @@ def is_code(sentence: str) -> bool:
     if sentence.lstrip().startswith("```"):
         return True
     body = re.split(r"\s[\u2014\u2013]\s", sentence, maxsplit=1)[-1]
+    if len(_SYMBOL.findall(body)) > 0.2 * len(body.replace(" ", "")):
+        return True  # an example or a signature: '{"a": [0,1,2]}' -> ...
     words = _WORD.findall(body)
     return len(words) < 3 or not any(w in _FUNCTION_WORDS for w in words)
 
