@@ -32,6 +32,7 @@ def index(
     from ragloop.data import KB_DIR
     from ragloop.embeddings import EmbedPlan, VectorCache
     from ragloop.errors import ConfigError
+    from ragloop.nodes.sentences import choose_profile
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index, check_replace
 
@@ -80,6 +81,8 @@ def index(
         )
     report = idx.report
     assert report is not None
+    # the answer's genre profile (which sentence features are on), read from the chunks
+    profile, profile_why = choose_profile([c.page_content for c in idx.chunks])
     postgres = None
     if settings.database_url:  # the shared index of server replicas (ragloop.serve.pgindex)
         from ragloop.serve.pgindex import write_index
@@ -97,6 +100,7 @@ def index(
             "skipped": [{"file": str(rel), "reason": why} for rel, why in report.skipped],
             "repaired": [{"file": str(rel), "reason": why} for rel, why in report.repaired],
             "replaced": list(replaced),
+            "answer_profile": {"name": profile, "why": profile_why},
             **({"postgres": postgres} if postgres else {}),
             "seconds": round(time.perf_counter() - started, 2),
         }
@@ -107,6 +111,7 @@ def index(
     table.add_row("files", str(report.files))
     table.add_row("chunks", str(len(report.chunks)))
     table.add_row("skipped", str(len(report.skipped)))
+    table.add_row("answer profile", plain(f"{profile} ({profile_why})"))
     table.add_row("seconds", f"{time.perf_counter() - started:.2f}")
     if postgres:
         table.add_row("postgres", plain(postgres))
