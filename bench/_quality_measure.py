@@ -197,7 +197,7 @@ async def answerable(pipe: Pipeline, q: Any, boiler: set[str]) -> dict[str, Any]
         **{f"loop_{f}": v for f, v in flaws(r.answer, boiler).items()},
     )
     text, nf = await naive(pipe, q.question)
-    row.update(naive_gold=holds_gold(text, q), naive_nf=nf)
+    row.update(naive_gold=holds_gold(text, q), naive_nf=nf, naive_answer=text)
     row.update({f"naive_{f}": v for f, v in flaws(text, boiler).items()})
     row["answer"] = r.answer
     row["sentences"] = await sentence_rows(pipe, q.question, r.contexts, q)
@@ -208,6 +208,7 @@ async def unanswerable(pipe: Pipeline, question: str, boiler: set[str]) -> dict[
     r = await pipe.arun(question)
     text, nf = await naive(pipe, question)
     return {
+        "naive_answer": text,
         "kind": "unanswerable",
         "unanswerable": True,
         "loop_nf": bool(getattr(r, "not_found", False)),

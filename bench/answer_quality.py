@@ -33,7 +33,7 @@ import _newdocs
 import _pgdocs
 import _pydocs
 from _loopbench import bench_pipeline
-from _quality_measure import answerable, boilerplate_sentences, bootstrap, unanswerable
+from _quality_measure import answerable, boilerplate_sentences, bootstrap, flaws, unanswerable
 
 try:
     from ragloop.nodes.sentences import FEATURES
@@ -168,6 +168,21 @@ def report(by_corpus: dict[str, list[dict[str, Any]]], k: int) -> None:
         print(f"  {n} stop reasons: {stops}")
 
 
+def rows_by_corpus(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """The rows of a --rows file by corpus, code and TOC quotes recounted from the answers."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        for who in ("loop", "naive"):
+            if f"{who}_answer" in r or who == "loop":
+                text = r.get(f"{who}_answer", r.get("answer", ""))
+                r.update(
+                    {f"{who}_{f}": v for f, v in flaws(text, set()).items() if f != "boilerplate"}
+                )
+        out.setdefault(r["corpus"], []).append(r)
+    return out
+
+
 async def run_corpus(
     name: str, args: argparse.Namespace, rows_out: Any, features_out: Any = None
 ) -> list[dict[str, Any]]:
@@ -209,9 +224,17 @@ async def main() -> int:
     ap.add_argument("--embeddings", default=None)
     ap.add_argument("--rows", default="", help="write every question's row here (JSON lines)")
     ap.add_argument(
+        "--report-from",
+        default="",
+        help="print the report of a --rows file instead of running (quoted flaws recounted)",
+    )
+    ap.add_argument(
         "--features", default="", help="write the labelled sentence rows here (CSV, .gz)"
     )
     args = ap.parse_args()
+    if args.report_from:
+        report(rows_by_corpus(Path(args.report_from)), 5)
+        return 0
     features_file = gzip.open(args.features, "wt", newline="") if args.features else None  # noqa: SIM115
     features_out = csv.writer(features_file) if features_file else None
     if features_out:

@@ -176,3 +176,8 @@ def test_a_bad_model_file_is_refused_clearly(data: dict) -> None:
 def test_a_model_round_trips_through_its_json_form() -> None:
     model = AnswerModel(coef={"cosine": 2.0}, intercept=-1.0, not_found_below=0.2)
     assert from_dict(model.to_dict()) == model
+    linear = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, link="identity")
+    assert from_dict(linear.to_dict()) == linear
+    x = np.zeros((1, len(FEATURES)))
+    x[0, FEATURES.index("cosine")] = 0.4
+    assert linear.probability(x)[0] == pytest.approx(0.4)  # the linear score itself

@@ -28,10 +28,12 @@ SHIPPED = "answer_model.json"
 
 @dataclass(frozen=True)
 class AnswerModel:
-    """Logistic sentence scorer: P(sentence answers) = sigmoid(intercept + coef . features)."""
+    """Linear sentence scorer: P(sentence answers) = sigmoid(intercept + coef . features), or,
+    with ``link="identity"``, the linear score itself (the hand-set weights in this form)."""
 
     coef: dict[str, float]
     intercept: float
+    link: str = "logistic"
     #: the best sentence's probability below which the answer says "not found"
     not_found_below: float = 0.0
     #: a further sentence is quoted only when it reaches this share of the best one
@@ -42,11 +44,14 @@ class AnswerModel:
         """P(answers) of each row of a (sentences x ``FEATURES``) matrix."""
         w = np.array([self.coef.get(f, 0.0) for f in FEATURES], dtype=float)
         z = self.intercept + rows @ w
+        if self.link == "identity":
+            return z
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": "logistic",
+            "link": self.link,
             "features": list(FEATURES),
             "coef": self.coef,
             "intercept": self.intercept,
@@ -69,7 +74,11 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
     coef = data.get("coef")
     if not isinstance(coef, dict) or not set(coef) <= set(FEATURES):
         raise ConfigError(f"answer model: coef must map names of {list(FEATURES)} to numbers")
+    link = data.get("link", "logistic")
+    if link not in ("logistic", "identity"):
+        raise ConfigError(f"answer model: link must be 'logistic' or 'identity', got {link!r}")
     return AnswerModel(
+        link=link,
         coef={k: _number(v, f"coef[{k}]") for k, v in coef.items()},
         intercept=_number(data.get("intercept"), "intercept"),
         not_found_below=_number(data.get("not_found_below", 0.0), "not_found_below"),
