@@ -35,6 +35,8 @@ import _pydocs
 from _loopbench import bench_pipeline
 from _quality_measure import answerable, boilerplate_sentences, bootstrap, flaws, unanswerable
 
+from ragloop.nodes.answer import NOT_FOUND
+
 try:
     from ragloop.nodes.sentences import FEATURES
 except ImportError:  # pragma: no cover - measuring an older checkout
@@ -173,6 +175,8 @@ def rows_by_corpus(path: Path) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
+        # a run with nothing kept says NOT_FOUND (older checkouts did not flag it)
+        r["loop_nf"] = r["loop_nf"] or r.get("answer", "").startswith(NOT_FOUND)
         for who in ("loop", "naive"):
             if f"{who}_answer" in r or who == "loop":
                 text = r.get(f"{who}_answer", r.get("answer", ""))

@@ -157,7 +157,7 @@ def main() -> int:
     # the "not found" level: on the training questions, the highest level that keeps the
     # answerable questions' not-found rate at or under MAX_ANSWERABLE_NOT_FOUND
     q_train = per_question(rows, score, ~held)
-    levels = np.round(np.arange(0.0, 0.61 if fitted else 1.01, 0.02), 2)
+    levels = np.round(np.arange(0.0, 0.3 if fitted else 1.0, 0.005 if fitted else 0.02), 3)
     curve = tradeoff(q_train, levels)
     level = max((t for t, a, _ in curve if a <= MAX_ANSWERABLE_NOT_FOUND), default=0.0)
     held_curve = tradeoff(per_question(rows, score, held), np.array([level]))[0]
