@@ -181,3 +181,13 @@ def test_a_model_round_trips_through_its_json_form() -> None:
     x = np.zeros((1, len(FEATURES)))
     x[0, FEATURES.index("cosine")] = 0.4
     assert linear.probability(x)[0] == pytest.approx(0.4)  # the linear score itself
+
+
+def test_the_shipped_model_serves_only_the_embedding_model_it_was_fitted_on() -> None:
+    from ragloop.nodes.answer_model import load_model
+
+    shipped = load_model()
+    assert shipped is not None and 0 <= shipped.not_found_below < 1
+    fitted_on = shipped.provenance["embeddings_model"]
+    assert load_model(embeddings_model=fitted_on) == shipped
+    assert load_model(embeddings_model="some-other-model") is None

@@ -146,6 +146,7 @@ def build_pipeline(
     chunking be replaced. LLM faults are retried with the runner's policy (``LLMError`` last).
     """
     from ragloop.data import WEB_DIR
+    from ragloop.embeddings import model_id
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
     from ragloop.nodes.answer_model import load_model
     from ragloop.nodes.evidence import common_words
@@ -217,7 +218,7 @@ def build_pipeline(
         known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
         # "PostgreSQL" in a question on its docs names nothing the judge should look for
         common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
-        answer_model=load_model(),
+        answer_model=load_model(embeddings_model=model_id(emb)),
         boilerplate=corpus_boilerplate(
             [
                 (

@@ -87,8 +87,12 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
     )
 
 
-def load_model(path: str | Path | None = None) -> AnswerModel | None:
-    """The model in ``path``, else the shipped one; None when none is shipped."""
+def load_model(
+    path: str | Path | None = None, embeddings_model: str | None = None
+) -> AnswerModel | None:
+    """The model in ``path``, else the shipped one; None when none is shipped, or when it was
+    fitted on another embedding model's cosines than ``embeddings_model`` (its scale differs:
+    the hand-set weights, which never say "not found", serve instead)."""
     if path is None:
         ref = resources.files("ragloop.data").joinpath(SHIPPED)
         if not ref.is_file():
@@ -97,6 +101,10 @@ def load_model(path: str | Path | None = None) -> AnswerModel | None:
     else:
         text = Path(path).read_text(encoding="utf-8")
     try:
-        return from_dict(json.loads(text))
+        model = from_dict(json.loads(text))
     except ValueError as exc:
         raise ConfigError(f"answer model {path or SHIPPED}: not JSON ({exc})") from exc
+    fitted_on = model.provenance.get("embeddings_model")
+    if embeddings_model and fitted_on and fitted_on != embeddings_model:
+        return None
+    return model

@@ -65,6 +65,7 @@ _LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
 _WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w\-(/]|\.\w)")
 #: words that only prose has ("remove a procedure", "Return the arctangent of X")
 _SYMBOL = re.compile(r"[^\w\s.,;:'\u2014\u2013-]")
+_ANY_WORD = re.compile(r"(?<![\w.\-/$])[A-Za-z]+(?![\w\-(/]|\.\w)")
 _FUNCTION_WORDS = frozenset(
     [
         "a",
@@ -117,7 +118,8 @@ def is_code(sentence: str) -> bool:
     if len(_SYMBOL.findall(body)) > 0.2 * len(body.replace(" ", "")):
         return True  # an example or a signature: '{"a": [0,1,2]}' -> ...
     words = _WORD.findall(body)
-    return len(words) < 3 or not any(w in _FUNCTION_WORDS for w in words)
+    # "The P-40 pump moves 40 litres per minute.": a capitalised function word counts too
+    return len(words) < 3 or not any(w.lower() in _FUNCTION_WORDS for w in _ANY_WORD.findall(body))
 
 
 def key(sentence: str) -> str:
