@@ -92,7 +92,8 @@ def is_bare_code(sentence: str) -> bool:
     if len(_SYMBOL.findall(body)) > 0.2 * len(body.replace(" ", "")):
         return True  # an example or a signature: '{"a": [0,1,2]}' -> ...
     words = _PROSE_WORD.findall(body)
-    return len(words) < 3 or not any(w in _FUNCTION_WORDS for w in words)
+    titled = re.findall(r"(?<![\w.\-/$])[A-Za-z][a-z]*(?![\w\-(/]|\.\w)", body)
+    return len(words) < 3 or not any(w.lower() in _FUNCTION_WORDS for w in titled)
 
 
 def squash(text: str) -> str:

@@ -65,7 +65,8 @@ _LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
 _WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w\-(/]|\.\w)")
 #: words that only prose has ("remove a procedure", "Return the arctangent of X")
 _SYMBOL = re.compile(r"[^\w\s.,;:'\u2014\u2013-]")
-_ANY_WORD = re.compile(r"(?<![\w.\-/$])[A-Za-z]+(?![\w\-(/]|\.\w)")
+#: a plain word in lower or title case ("The"; not "BY" of "ORDER BY")
+_ANY_WORD = re.compile(r"(?<![\w.\-/$])[A-Za-z][a-z]*(?![\w\-(/]|\.\w)")
 _FUNCTION_WORDS = frozenset(
     [
         "a",
@@ -256,7 +257,7 @@ def signature_before(q: Quotable) -> str | None:
     before = q.before.strip()
     if not before.startswith("```"):
         return None
-    body = before.strip("`").strip()
+    body = before.strip("`").replace("\u00b6", "").strip()  # texinfo's anchor mark
     lines = [line for line in body.splitlines() if line.strip()]
     if len(lines) != 1 or len(lines[0]) > 120:
         return None
