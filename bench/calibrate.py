@@ -199,7 +199,7 @@ def main() -> int:
     print(json.dumps(scores, indent=1))
     print("trade-off (training questions): level  answerable-not-found  unanswerable-not-found")
     for t, a, u in curve:
-        print(f"  {t:5.2f} {a:8.3f} {u:8.3f}{'  <- chosen' if t == level else ''}")
+        print(f"  {t:6.3f} {a:8.3f} {u:8.3f}{'  <- chosen' if t == level else ''}")
     data = args.rows.read_bytes()
     model = AnswerModel(
         coef={f: round(float(v), 5) for f, v in zip(FEATURES, w, strict=True)}
