@@ -169,6 +169,8 @@ def test_index_and_retrieve_print_json_and_take_registered_retrievers(tmp_path):
     built = _invoke("index", str(CORPUS), "--out", str(tmp_path / "idx"), "--json")
     assert built.exit_code == 0, built.output
     assert json.loads(built.stdout)["files"] == 10
+    # the answer's genre profile is chosen at index time and shown in the report
+    assert json.loads(built.stdout)["answer_profile"]["name"] in ("reference", "guide", "generic")
     ranked = _invoke("retrieve", "valve", "--index", str(tmp_path / "idx"), "-k", "2", "--json")
     assert ranked.exit_code == 0, ranked.output
     assert [c["rank"] for c in json.loads(ranked.stdout)] == [1, 2]

@@ -146,11 +146,6 @@ def test_a_long_heading_path_does_not_outweigh_the_sentence_that_answers():
     strategies = OfflineStrategies(HashEmbeddings(dim=256), max_sentences=1)
     text, cited = asyncio.run(strategies.answer(question, [wrong, right]))
     assert cited == [2] and "matching path name" in text
-    # read with its heading the wrong sentence wins: what the default no longer does
-    joined = OfflineStrategies(
-        HashEmbeddings(dim=256), max_sentences=1, answer_weights=AnswerWeights(with_heading=True)
-    )
-    assert asyncio.run(joined.answer(question, [wrong, right]))[1] == [1]
 
 
 def test_a_name_every_context_gives_does_not_outvote_the_one_that_marks_the_answer():

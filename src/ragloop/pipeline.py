@@ -220,11 +220,14 @@ def build_pipeline(
     chunking be replaced. LLM faults are retried with the runner's policy (``LLMError`` last).
     """
     from ragloop.data import WEB_DIR
+    from ragloop.embeddings import model_id
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
+    from ragloop.nodes.answer_model import load_model
     from ragloop.nodes.evidence import common_words
     from ragloop.nodes.memo import index_vectors
     from ragloop.nodes.offline import OfflineStrategies
     from ragloop.nodes.offline_judge import calibration_for
+    from ragloop.nodes.sentences import choose_profile, corpus_boilerplate
     from ragloop.providers import describe_model, get_embeddings
     from ragloop.retrievers.index import open_index
     from ragloop.retrievers.registry import LazyRetrievers, get_retriever
@@ -274,6 +277,7 @@ def build_pipeline(
             web = CorpusWebSearch(get_retriever("hybrid", web_index, k=settings.k))
             web.folder = web_dir  # type: ignore[attr-defined]
     cache = demo_cache_for(index, emb)
+    profile, profile_why = choose_profile([c.page_content for c in index.chunks])
     offline = OfflineStrategies(
         emb,
         cache,
@@ -281,6 +285,18 @@ def build_pipeline(
         known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
         # "PostgreSQL" in a question on its docs names nothing the judge should look for
         common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
+        answer_model=load_model(embeddings_model=model_id(emb)),
+        boilerplate=corpus_boilerplate(
+            [
+                (
+                    str(c.metadata.get("source", "")),
+                    str(c.metadata.get("title", "")),
+                    c.page_content,
+                )
+                for c in index.chunks
+            ]
+        ),
+        profile=profile,
     )
     deps = Deps(
         **roles_for(settings, model, emb, offline, env),
@@ -294,6 +310,7 @@ def build_pipeline(
     ctx = Context.from_settings(settings, **context)
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
     pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
+    pipe.sources["answer profile"] = f"{profile} ({profile_why})"
     pipe.sources["answer cache"] = (
         f"demo answer cache ({len(cache.questions)} answers)" if cache else "off"
     )

@@ -39,6 +39,7 @@ def index(
     from ragloop.data import KB_DIR
     from ragloop.embeddings import EmbedPlan, VectorCache
     from ragloop.errors import ConfigError
+    from ragloop.nodes.sentences import choose_profile
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index, check_replace
     from ragloop.safety.paths import check_output
@@ -95,6 +96,8 @@ def index(
         )
     report = idx.report
     assert report is not None
+    # the answer's genre profile (which sentence features are on), read from the chunks
+    profile, profile_why = choose_profile([c.page_content for c in idx.chunks])
     postgres = None
     if settings.database_url:  # the shared index of server replicas (ragloop.serve.pgindex)
         from ragloop.redact import safe_url
@@ -114,6 +117,7 @@ def index(
             "replaced": list(replaced),
             "parsing": report.parsing.rows(),
             "boilerplate_dropped": report.boilerplate_dropped,
+            "answer_profile": {"name": profile, "why": profile_why},
             **({"postgres": postgres} if postgres else {}),
             "seconds": round(time.perf_counter() - started, 2),
         }
@@ -124,6 +128,7 @@ def index(
     table.add_row("files", str(report.files))
     table.add_row("chunks", str(len(report.chunks)))
     table.add_row("skipped", str(len(report.skipped)))
+    table.add_row("answer profile", plain(f"{profile} ({profile_why})"))
     table.add_row("seconds", f"{time.perf_counter() - started:.2f}")
     if postgres:
         table.add_row("postgres", plain(postgres))

@@ -32,7 +32,7 @@ class RunResult:
     draft: str = ""
     #: why each score has its value; an unmeasured (NaN) score always says why
     score_reasons: dict[str, str] = field(default_factory=dict)
-    #: True when the answer says the corpus holds none (set by the answer step)
+    #: the answer says the documents do not seem to answer, and lists the closest passages
     not_found: bool = False
 
     @classmethod

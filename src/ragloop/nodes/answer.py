@@ -9,12 +9,22 @@ from langgraph.runtime import Runtime
 from ragloop.config import Context, context_of
 from ragloop.documents.boilerplate import quotable
 from ragloop.documents.quoting import quoted_heading
-from ragloop.nodes.base import Deps
+from ragloop.nodes.base import Answerer, Deps
 from ragloop.nodes.evidence import question_names
 from ragloop.nodes.extractive import defines_subject
+from ragloop.nodes.notfound import NOT_ANSWERED, NOT_FOUND, see_also
 from ragloop.state import ContextItem, State, add_step
 
-NOT_FOUND = "I could not find an answer to this in the sources I can search."
+__all__ = [
+    "NOT_ANSWERED",
+    "NOT_FOUND",
+    "answer_step",
+    "cite",
+    "fill_to_k",
+    "make_answer",
+    "rank_contexts",
+    "see_also",
+]
 
 
 def cite(n: int, ctx: ContextItem, answer: str = "") -> dict[str, Any]:
@@ -83,6 +93,21 @@ def fill_to_k(
     return [*kept, *extra], len(extra)
 
 
+async def answer_step(
+    answerer: Answerer, question: str, contexts: list[ContextItem], ctx: Context
+) -> tuple[str, list[int], bool]:
+    """The answer from ranked contexts: (text, cited context numbers, said "not found").
+
+    Naive RAG in the benches runs this same step on a retriever's top k. An answerer says it
+    found nothing by returning an ``Answer`` whose ``not_found`` is set.
+    """
+    if not contexts:
+        return NOT_FOUND, [], True
+    k = max(ctx.k, 1)
+    text, cited = await answerer.answer(question, contexts[:k], ctx.prompts.get("answer"))
+    return str(text), list(cited), bool(getattr(text, "not_found", False))
+
+
 def make_answer(deps: Deps) -> Any:
     """Build the answer node."""
 
@@ -93,6 +118,7 @@ def make_answer(deps: Deps) -> Any:
             return {
                 "answer": state.get("draft", ""),
                 "citations": [],
+                "not_found": False,
                 "stop_reason": "no_retrieval",
                 "steps": add_step(
                     state, "answer", "answered from the draft (no retrieval)", action="draft"
@@ -106,6 +132,7 @@ def make_answer(deps: Deps) -> Any:
                 "answer": NOT_FOUND,
                 "citations": [],
                 "contexts": [],
+                "not_found": True,
                 "stop_reason": stop or "exhausted",
                 "steps": add_step(
                     state, "answer", "nothing relevant was found; said so", action="not_found"
@@ -114,21 +141,31 @@ def make_answer(deps: Deps) -> Any:
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
         contexts, filled = fill_to_k(contexts, state.get("dropped", []), max(ctx.k, 1))
-        text, cited = await deps.answerer.answer(
-            state["question"], contexts[: max(ctx.k, 1)], ctx.prompts.get("answer")
-        )
+        text, cited, not_found = await answer_step(deps.answerer, state["question"], contexts, ctx)
         citations = [
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
         detail = f"answered from {len(contexts)} context(s), citing {len(citations)}"
+        if not_found:
+            detail = (
+                f"no sentence of the {min(len(contexts), max(ctx.k, 1))} passage(s) read answers"
+                f" well enough: said so, citing the {len(citations)} closest as see also"
+            )
         if filled:
             detail += f" ({filled} graded below the keep grade read last, to make up k)"
         return {
             "answer": text,
             "citations": citations,
             "contexts": contexts,
-            "stop_reason": stop or "sufficient",
-            "steps": add_step(state, "answer", detail, action="answer", n=len(citations)),
+            "not_found": not_found,
+            "stop_reason": "not_found" if not_found else stop or "sufficient",
+            "steps": add_step(
+                state,
+                "answer",
+                detail,
+                action="not_found" if not_found else "answer",
+                n=len(citations),
+            ),  # fmt: skip
         }
 
     return answer

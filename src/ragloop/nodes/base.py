@@ -43,6 +43,21 @@ class Rewrite(str):
         return out
 
 
+class Answer(str):
+    """An answer's text; ``not_found`` says the answerer found nothing that answers it.
+
+    A ``str``, so answerers that return a plain string still fit (found, by default).
+    """
+
+    not_found: bool = False
+
+    @classmethod
+    def saying_not_found(cls, text: str) -> Answer:
+        out = cls(text)
+        out.not_found = True
+        return out
+
+
 @dataclass
 class Assessment:
     """The judge's grades for new candidates and which claims the kept contexts support."""

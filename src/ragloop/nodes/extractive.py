@@ -1,66 +1,44 @@
-"""The offline extractive answer: which sentences of the kept contexts to quote, and cite.
+"""The offline extractive answer: which sentences of the contexts read to quote, and cite.
 
-Each sentence is scored by its cosine to the question plus small bonuses (``AnswerWeights``);
-the best sentence of up to three sources is quoted with its ``[n]`` citation.
+Each quotable sentence gets the features of ``sentences.FEATURES``; a fitted model
+(``answer_model.AnswerModel``) turns them into the probability that the sentence answers, or,
+without one, the hand-set ``AnswerWeights`` add bonuses to its cosine. The best sentence leads,
+with the next one of its passage and, when they score close to it, other sources' best.
+The best sentence's score is the answer's support: the answer step says "not found" below the
+model's level.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ragloop.eval.metrics.semantic import unit_vectors
+from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.evidence import defines, name_match, question_names, subject_entry
+from ragloop.nodes.sentences import (
+    FEATURES,
+    PROFILES,
+    Quotable,
+    flawed,
+    lexical_features,
+    quotable,
+    signature_before,
+)
 from ragloop.state import ContextItem
-from ragloop.text import split_sentences, token_recall
+from ragloop.text import split_sentences
 
 
 @dataclass(frozen=True)
 class AnswerWeights:
-    """How the extractive answer scores a sentence: its cosine to the question, plus these.
+    """The hand-set way to score a sentence: its cosine to the question plus these bonuses
+    (each a feature of ``sentences.FEATURES`` times its weight).
 
-    Grid-searched on the calibration half of the PostgreSQL-docs bench (the sentence that
-    holds the defining passage should score highest): lexical bonuses of 0.5, the earlier
-    hand-set values, let a chunk's words outvote the meaning, and its best sentence came
-    from the gold chunk for 0.51 of held-out questions; with these, 0.62. A heading that
-    names the question's identifier keeps a bonus of 0.25: a code such as DK-04 in the
-    heading marks the section that answers it.
-
-    Sentences are embedded alone and each heading once, apart, its cosine adding 0.1: read
-    as "heading: sentence", a path such as "os.path — Common pathname manipulations ›
-    os.path.commonprefix" lifted "If list is empty, return the empty string" above the
-    sentence that answered. Cited passage hit rose from 0.667 to 0.690 on the PostgreSQL
-    docs and from 0.903 to 0.947 on the Python library docs (bench/loop_pydocs.py).
-
-    A name that every read context gives (the product in a product's base, "PostgreSQL" on
-    its docs) tells none of them apart, so its bonuses fade with its spread
-    (``name_weights``): cited 0.696 -> 0.706 on the PostgreSQL docs, unchanged on the Python
-    docs, and the demo's "How do I clear DK-04 on the Kestrel Dock?" quotes the DK-04 fix.
-
-    (The PostgreSQL figures above were measured before the bench counted a command's entry
-    line as gold; those below, after.)
-
-    A sentence that is a name's entry line ("ALTER VIEW — change the definition of a view",
-    "wal_buffers (integer): ...") or follows one (the description under "lseg ( box ) →
-    lseg") adds ``name_entry``, spread by how many read contexts define the name rather than
-    mention it: every chunk of a command's page mentions the command, one defines it. For
-    named questions cited passage hit rose from 0.860 to 0.880 on the PostgreSQL docs and
-    from 0.960 to 0.973 on the Python docs (0.1 and 0.3 scored within 0.005 of 0.2 overall
-    on both).
-
-    A question that names nothing ("How do I rebuild an index that has become bloated or
-    corrupted?") was answered with the sentence that echoes it ("An index has become
-    corrupted, and no longer contains valid data.") over the one that says what its page's
-    subject does ("REINDEX rebuilds an index using the data stored in the index's table").
-    Such a sentence, which starts with its page's subject or is that subject's entry line,
-    adds ``subject_entry`` when the question gives no name: cited passage hit for natural
-    questions rose from 0.333 to 0.372 on the PostgreSQL docs (all three gains on the calib
-    half, the held half unchanged at 0.381; paraphrases 0.920 -> 0.927), and was unchanged
-    on the Python docs, whose pages are modules (0.1 scored 0.359; 0.3 the same as 0.2 on
-    PostgreSQL, but cost the Python docs 0.025).
+    Used when no fitted model (``answer_model.AnswerModel``) is given; the fitted one reads the
+    same features. The weights were grid-searched on the PostgreSQL and Python docs benches.
     """
 
     terms: float = 0.0  # share of the question's words the sentence (with heading) holds
@@ -68,9 +46,6 @@ class AnswerWeights:
     name_heading: float = 0.25  # its section's heading names it (where it is defined)
     grade: float = 0.0  # the judge's 0/1/2 grade of the chunk
     evidence: float = 0.1  # the judge's evidence for the whole chunk
-    #: embed each sentence read with its heading ("heading: sentence"), or alone (the default:
-    #: a long heading path outweighed the sentence; see below)
-    with_heading: bool = False
     heading_cosine: float = 0.1  # the heading's own cosine to the question (headings apart)
     #: the sentence is, or follows, the line that defines the name (``evidence.defines``)
     name_entry: float = 0.2
@@ -158,20 +133,132 @@ def defines_subject(context: ContextItem) -> float:
     )
 
 
-def mmr(relevance: np.ndarray, similarity: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
-    """Maximal marginal relevance: pick ``k`` items trading relevance against redundancy."""
-    chosen: list[int] = []
-    left = list(range(len(relevance)))
-    while left and len(chosen) < k:
+@dataclass(frozen=True)
+class Extract:
+    """What the extractive answer chose: the text, the cited context numbers, the best
+    sentence's support (its fitted probability, or its hand-set score) and, best first, the
+    context numbers of the closest passages (what "see also" shows when nothing answers)."""
 
-        def gain(i: int) -> float:
-            redundancy = max((similarity[i, j] for j in chosen), default=0.0)
-            return lam * relevance[i] - (1 - lam) * redundancy
+    text: str
+    cited: list[int]
+    support: float
+    closest: list[int]
 
-        best = max(left, key=gain)
-        chosen.append(best)
-        left.remove(best)
-    return chosen
+
+async def sentence_table(
+    embeddings: Embeddings,
+    question: str,
+    contexts: list[ContextItem],
+    *,
+    common: frozenset[str] = frozenset(),
+    boilerplate: frozenset[str] = frozenset(),
+    profile: str = "reference",
+    spread_names: bool = True,
+) -> tuple[list[Quotable], np.ndarray]:
+    """The quotable sentences of the contexts and their (sentences x ``FEATURES``) matrix."""
+    quotes = quotable(contexts)
+    if not quotes:
+        return [], np.zeros((0, len(FEATURES)))
+    titles = sorted({q.heading for q in quotes})
+    unit = await unit_vectors(embeddings, [question, *(q.sentence for q in quotes), *titles])
+    qv, vecs = unit[0], unit[1 : 1 + len(quotes)]
+    of_title = dict(zip(titles, (unit[1 + len(quotes) :] @ qv).tolist(), strict=True))
+    ids = question_names(question, common)
+    spread = name_weights(ids, contexts) if spread_names else {}
+    defined = name_weights(ids, contexts, defining=True) if spread_names else {}
+    on = PROFILES.get(profile, PROFILES["generic"])
+    rows = []
+    for q, cos in zip(quotes, (vecs @ qv).tolist(), strict=True):
+        f = lexical_features(question, q, ids, spread, defined, boilerplate, on)
+        f["cosine"] = cos
+        f["heading_cosine"] = of_title[q.heading]
+        f["evidence"] = float(contexts[q.n - 1].get("evidence", 0.0))
+        rows.append([f[name] for name in FEATURES])
+    return quotes, np.array(rows, dtype=float)
+
+
+def handset(
+    x: np.ndarray, w: AnswerWeights, contexts: list[ContextItem], quotes: list[Quotable]
+) -> np.ndarray:
+    """The hand-set score of each row: cosine plus ``AnswerWeights`` times its features."""
+    col = {name: x[:, i] for i, name in enumerate(FEATURES)}
+    grade = np.array([float(contexts[q.n - 1].get("grade", 1)) for q in quotes])
+    return (
+        col["cosine"]
+        + w.terms * col["terms"]
+        + w.name_sentence * col["name_sentence"]
+        + w.name_heading * col["name_heading"]
+        + w.heading_cosine * col["heading_cosine"]
+        + w.name_entry * col["name_entry"]
+        + w.subject_entry * col["subject_entry"]
+        + w.grade * grade
+        + w.evidence * col["evidence"]
+    )
+
+
+async def extract(
+    embeddings: Embeddings,
+    question: str,
+    contexts: list[ContextItem],
+    weights: AnswerWeights,
+    *,
+    model: AnswerModel | None = None,
+    max_sentences: int = 3,
+    min_sentence_score: float = 0.25,
+    floor_share: float = 0.7,
+    common: frozenset[str] = frozenset(),
+    boilerplate: frozenset[str] = frozenset(),
+    profile: str = "reference",
+) -> Extract:
+    """The sentences that best answer the question, each cited ``[n]`` (see module doc).
+
+    A code block, signature, TOC line or boilerplate sentence is never quoted; a signature
+    just before the chosen sentence is shown with it. The best sentence leads; the sentence
+    after it in the same passage follows when it also scores; another source is quoted only
+    when it scores ``floor_share`` of the best, so one coherent passage wins over stitching.
+    """
+    quotes, x = await sentence_table(
+        embeddings, question, contexts, common=common, boilerplate=boilerplate,
+        profile=profile, spread_names=weights.spread_names,
+    )  # fmt: skip
+    ok = [i for i, q in enumerate(quotes) if not flawed(q, boilerplate)]
+    if not ok:
+        return Extract(contexts[0]["text"][:400] + " [1]", [1], 0.0, [1])
+    if model is not None:
+        relevance, floor_share = model.probability(x), model.floor_share
+        floor = floor_share * float(relevance[ok].max())
+    else:
+        relevance = handset(x, weights, contexts, quotes)
+        floor = max(min_sentence_score, floor_share * float(relevance[ok].max()))
+    ranked = sorted(ok, key=lambda i: -relevance[i])
+    best = ranked[0]
+    picked = [best]
+    follow = best + 1  # the passage goes on: the next sentence of the same chunk and section
+    if (
+        follow in ok
+        and quotes[follow].n == quotes[best].n
+        and quotes[follow].heading == quotes[best].heading
+        and relevance[follow] >= floor
+    ):
+        picked.append(follow)
+    said = {quotes[i].sentence for i in picked}
+    used = {quotes[best].n}
+    for i in ranked[1:]:
+        if len(picked) >= max_sentences:
+            break
+        q = quotes[i]
+        if relevance[i] >= floor and q.n not in used and q.sentence not in said:
+            picked.append(i)
+            used.add(q.n)
+            said.add(q.sentence)
+    picked.sort(key=lambda i: (quotes[i].n != quotes[best].n, quotes[i].n, i))
+    parts = []
+    for i in picked:
+        sig = signature_before(quotes[i]) if i == best else None
+        lead = f"`{sig}`: " if sig and sig not in quotes[i].sentence else ""
+        parts.append(f"{lead}{quotes[i].sentence} [{quotes[i].n}]")
+    closest = list(dict.fromkeys(quotes[i].n for i in ranked))
+    return Extract(" ".join(parts), [quotes[i].n for i in picked], float(relevance[best]), closest)
 
 
 async def extractive_answer(
@@ -179,77 +266,9 @@ async def extractive_answer(
     question: str,
     contexts: list[ContextItem],
     weights: AnswerWeights,
-    *,
-    max_sentences: int = 3,
-    min_sentence_score: float = 0.25,
-    floor_share: float = 0.7,
-    diversity: float = 1.0,
-    common: frozenset[str] = frozenset(),
+    **options: Any,
 ) -> tuple[str, list[int]]:
-    """The sentences closest to the question (see ``AnswerWeights``), each cited ``[n]``.
-
-    At most one sentence a source and ``max_sentences`` in all, each scoring at least
-    ``floor_share`` of the best one (and ``min_sentence_score``); ``diversity`` is the MMR
-    lambda (1 = relevance only); a name that is one of the corpus's own words (``common``)
-    earns no bonus. Returns the text and the cited context numbers (1-based).
-    """
-    # each sentence is scored with its section heading (apart, or read with it), so
-    # "## KX-217 Dustbin not detected" lends its meaning to the sentences below it
-    quotable = quotable_sentences(contexts)
-    sentences = [(sent, n) for sent, n, _, _ in quotable]
-    headings = [heading for _, _, heading, _ in quotable]
-    scored_as = [f"{h}: {sent}" if h else sent for sent, _, h, _ in quotable]
-    if not sentences:
-        return contexts[0]["text"][:400] + " [1]", [1]
-    w = weights
-    read = scored_as if w.with_heading else [sent for sent, _ in sentences]
-    titles = sorted(set(headings)) if w.heading_cosine else []
-    unit = await unit_vectors(embeddings, [question, *read, *titles])
-    q, vecs = unit[0], unit[1 : 1 + len(read)]
-    of_title = dict(zip(titles, unit[1 + len(read) :] @ q, strict=True))
-    ids = question_names(question, common)
-    spread = name_weights(ids, contexts) if w.spread_names else None
-    # a name most contexts mention is defined by few: its entry's bonus spreads by that
-    defined = name_weights(ids, contexts, defining=True) if w.spread_names else None
-    chunk = [contexts[n - 1] for _, n in sentences]
-
-    def bonus(weight: float, value: Callable[[int], float]) -> np.ndarray:
-        """``weight`` x ``value(i)`` for every sentence i (nothing computed at weight 0)."""
-        if not weight:
-            return np.zeros(len(sentences))
-        return weight * np.array([value(i) for i in range(len(sentences))], dtype=float)
-
-    relevance = (
-        vecs @ q
-        + bonus(w.terms, lambda i: token_recall(question, scored_as[i]))
-        + bonus(w.name_sentence, lambda i: named(ids, sentences[i][0], weights=spread))
-        # a section whose heading names the identifier is where it is defined
-        + bonus(w.name_heading, lambda i: named(ids, headings[i], heading=True, weights=spread))
-        + bonus(w.heading_cosine, lambda i: float(of_title[headings[i]]))
-        # the entry that defines it: a sentence that is, or follows, "name ( args ) -> type"
-        + bonus(w.name_entry, lambda i: entry(ids, quotable[i][0], quotable[i][3], defined))
-        + bonus(
-            0.0 if ids else w.subject_entry,
-            lambda i: subject_entry(quotable[i][0], quotable[i][3], headings[i]),
-        )
-        + bonus(w.grade, lambda i: float(chunk[i].get("grade", 1)))
-        # the judge's evidence for the whole chunk, on one scale for every retriever
-        + bonus(w.evidence, lambda i: float(chunk[i].get("evidence", 0.0)))
-    )
-    floor = max(min_sentence_score, floor_share * float(relevance.max()))
-    ranked = mmr(relevance, vecs @ vecs.T, 3 * max_sentences, diversity)
-    # one sentence a source: a second passage cited beats a second line of the same one;
-    # a sentence two chunks share (an overlap, a repeated note) is quoted once
-    picked, used, said = [], set(), set()
-    for i in ranked:
-        text_i = sentences[i][0]
-        if relevance[i] >= floor and sentences[i][1] not in used and text_i not in said:
-            picked.append(i)
-            used.add(sentences[i][1])
-            said.add(text_i)
-        if len(picked) == max_sentences:
-            break
-    picked = picked or [int(np.argmax(relevance))]
-    picked.sort(key=lambda i: (sentences[i][1], i))  # keep source order for readability
-    text = " ".join(f"{sentences[i][0]} [{sentences[i][1]}]" for i in picked)
-    return text, [sentences[i][1] for i in picked]
+    """``extract``'s text and cited context numbers (1-based)."""
+    options.pop("diversity", None)
+    found = await extract(embeddings, question, contexts, weights, **options)
+    return found.text, found.cited

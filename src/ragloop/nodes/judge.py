@@ -111,7 +111,7 @@ def make_judge(deps: Deps) -> Any:
         verdict, why = verdict_of(len(contexts), relevance, recall, ctx)
         second: float | None = None
         if ctx.judge_mode == "second_response" and reference and contexts:
-            answer, _ = await deps.answerer.answer(question, contexts, ctx.prompts.get("answer"))
+            answer, *_ = await deps.answerer.answer(question, contexts, ctx.prompts.get("answer"))
             second = await deps.judge.second_response(answer, reference)
             if verdict == "sufficient" and not math.isnan(second) and second < ctx.recall_threshold:
                 verdict, why = (

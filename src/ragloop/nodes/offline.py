@@ -17,9 +17,11 @@ from ragloop.eval.metrics.offline import (
 )
 from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
-from ragloop.nodes.base import Assessment, Draft
-from ragloop.nodes.extractive import AnswerWeights, extractive_answer
+from ragloop.nodes.answer_model import AnswerModel
+from ragloop.nodes.base import Answer, Assessment, Draft
+from ragloop.nodes.extractive import AnswerWeights, Extract, extract
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
+from ragloop.nodes.notfound import NOT_ANSWERED, see_also
 from ragloop.nodes.offline_judge import (
     JudgeCalibration,
     evidence_of,
@@ -51,6 +53,9 @@ class OfflineStrategies:
         known_vectors: Lookup | None = None,
         answer_weights: AnswerWeights | None = None,
         common_words: frozenset[str] = frozenset(),
+        answer_model: AnswerModel | None = None,
+        boilerplate: frozenset[str] = frozenset(),
+        profile: str = "reference",
     ):
         # judge, answer and score embed the same texts; the memo embeds each once
         memo = embeddings if isinstance(embeddings, MemoEmbeddings) else None
@@ -74,6 +79,14 @@ class OfflineStrategies:
         #: the corpus's own words ("PostgreSQL" on its docs): never a name the judge or the
         #: answer looks for (``evidence.common_words``; empty when the corpus is small)
         self.common_words = common_words
+        #: a fitted sentence scorer (``answer_model``); None scores with ``answer_weights``
+        self.answer_model = answer_model
+        #: keys of sentences a fifth of the corpus's pages repeat: never quoted
+        self.boilerplate = boilerplate
+        #: the corpus's genre profile (``sentences.PROFILES``): which features are on
+        self.profile = profile
+        #: the answer says "not found" when its best sentence's support is below this
+        self.not_found_below = answer_model.not_found_below if answer_model else 0.0
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         hit = self.cache.lookup(question) if self.cache else None
@@ -157,19 +170,31 @@ class OfflineStrategies:
         self, question: str, contexts: list[ContextItem], prompt: str | None = None
     ) -> tuple[str, list[int]]:
         """Extractive: the sentences closest to the question, each cited (``extractive``); a
-        quoted sentence that introduces code ("as follows:") brings that code along."""
-        text, cited = await extractive_answer(
+        quoted sentence that introduces code ("as follows:") brings that code along. When the
+        best support is under the fitted not-found level, the answer says the documents do
+        not seem to answer and cites the closest passages instead (``Answer.not_found``)."""
+        found = await self.extract(question, contexts)
+        if found.support < self.not_found_below:
+            see = found.closest[:3]
+            lines = [see_also(contexts[n - 1], n) for n in see]
+            return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines])), see
+        return attach_code(found.text, [c.get("text", "") for c in contexts]), found.cited
+
+    async def extract(self, question: str, contexts: list[ContextItem]) -> Extract:
+        """The extractive answer with its support and the closest passages (``extract``)."""
+        return await extract(
             self.embeddings,
             question,
             contexts,
             self.answer_weights,
+            model=self.answer_model,
             max_sentences=self.max_sentences,
             min_sentence_score=self.min_sentence_score,
             floor_share=self.floor_share,
-            diversity=self.diversity,
             common=self.common_words,
+            boilerplate=self.boilerplate,
+            profile=self.profile,
         )
-        return attach_code(text, [c.get("text", "") for c in contexts]), cited
 
     async def answer_relevancy(
         self, question: str, answer: str, temperature: float = 0.5

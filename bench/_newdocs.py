@@ -1,0 +1,198 @@
+"""Two more bench corpora of other genres: the SQLite docs (hand-written HTML) and the bash
+reference manual (one texinfo-built HTML page), both from Debian doc packages.
+
+- ``sqlite3-doc``: the top-level pages of ``/usr/share/doc/sqlite3`` (SQL language, pragmas,
+  core/aggregate/date/math functions, guides), less the generated cross-reference, change-log
+  and requirements pages. Entries: the SQL functions (``<dt><b>abs(X)</b></dt><dd>``, "The
+  abs(X) function returns ...") and the pragmas (``PRAGMA auto_vacuum`` then "Query or set
+  ...").
+- ``bash-doc``: ``bashref.html``, the whole manual on one page (a single-page corpus: every
+  gold is on the same page, the passage decides). Entries: every ``<dt id="index-...">``
+  with a ``<dd>`` (builtins, variables, options, readline commands).
+
+Questions of three answerable kinds, as bench/_pydocs.py: ``named`` ("What does the SQL
+function abs() do?"), ``description`` (the entry's first sentence as a "Which ... ?" question,
+its subject dropped: "Which SQL function returns the absolute value of the numeric argument
+X?"), ``natural`` (hand-written, blind to retrieval, ``bench/data/<name>_natural.jsonl``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import lxml.html
+from _pgdocs import Question, debian_docs, natural_questions, place_pages
+from _pgdocs_gold import PageIndex
+from _pgdocs_parse import clean, first_sentence, squash
+from _pydocs import VERBS
+
+HERE = Path(__file__).resolve().parent
+WORK = HERE.parent / ".ragloop" / "bench"
+KINDS = ("named", "description", "natural")
+SQLITE_SKIP = re.compile(
+    r"^(changes|chronology|doc_\w+_crossref|requirements|syntaxdiagrams|capi3ref|copyright.*|"
+    r"consortium.*|releaselog.*|sitemap|famous|crew|books|codeofconduct|codeofethics|"
+    r"download|support|prosupport|docs|doclist|index|news|keyword_index)\.html$"
+)
+VERBS = {**VERBS, "query": "queries", "expand": "expands", "move": "moves", "kill": "kills",
+         "insert": "inserts", "execute": "executes", "display": "displays", "enable": "enables",
+         "mark": "marks", "exit": "exits", "resume": "resumes", "save": "saves"}  # fmt: skip
+
+
+class DocsMissing(RuntimeError):
+    """A Debian documentation package is not installed."""
+
+
+def sqlite_root() -> Path:
+    def find() -> Path | None:
+        p = Path("/usr/share/doc/sqlite3")
+        return p if (p / "lang_corefunc.html").exists() else None
+
+    return debian_docs(find, "sqlite3-doc", DocsMissing, "SQLite docs")
+
+
+def bash_root() -> Path:
+    def find() -> Path | None:
+        for p in (Path("/usr/share/doc/bash-doc"), Path("/usr/share/doc/bash")):
+            if (p / "bashref.html").exists():
+                return p
+        return None
+
+    return debian_docs(find, "bash-doc", DocsMissing, "bash reference manual")
+
+
+def sqlite_pages(root: Path) -> list[Path]:
+    return [p.resolve() for p in sorted(root.glob("*.html")) if not SQLITE_SKIP.match(p.name)]
+
+
+def bash_pages(root: Path) -> list[Path]:
+    return [(root / "bashref.html").resolve()]
+
+
+def _conjugated(sentence: str) -> str | None:
+    """ "Return the x." -> "returns the x"; None when it does not start with a known verb."""
+    words = sentence.split(None, 1)
+    if len(words) < 2 or words[0].lower() not in VERBS:
+        return None
+    if words[1].startswith("or "):  # "Query or set ..."
+        rest = words[1][3:].split(None, 1)
+        if len(rest) == 2 and rest[0].lower() in VERBS:
+            return f"{VERBS[words[0].lower()]} or {VERBS[rest[0].lower()]} {rest[1].rstrip('.')}"
+        return None
+    return f"{VERBS[words[0].lower()]} {words[1].rstrip('.')}"
+
+
+def sqlite_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
+    """(name, kind, first sentence, description question body) of each entry on a page."""
+    tree = lxml.html.parse(str(path)).getroot()
+    out: list[tuple[str, str, str, str | None]] = []
+    for dt in tree.iter("dt"):
+        dd = dt.getnext()
+        if dd is None or dd.tag != "dd":
+            continue
+        sig = clean(dt.text_content())
+        m = re.match(r"([a-z_][a-z0-9_]*)\(", sig)
+        if not m:
+            continue
+        first = first_sentence(clean(dd.text_content()))
+        lead = re.match(rf"(?:The )?{re.escape(m.group(1))}\([^)]*\)(?: function)?\s+", first, re.I)
+        body = first[lead.end() :].rstrip(".") if lead else None
+        if body and not body.split()[0].endswith("s"):
+            body = None
+        out.append((f"{m.group(1)}()", "SQL function", first, body))
+    for h in tree.xpath("//h[@_id]|//h2|//h3"):
+        title = clean(h.text_content())
+        if not title.upper().startswith("PRAGMA "):
+            continue
+        name = title.split()[1].strip(":;")
+        nxt = [p for p in h.itersiblings() if p.tag == "p"][:3]
+        sentences = [first_sentence(clean(p.text_content())) for p in nxt]
+        first = next((s for s in sentences if not s.upper().startswith("PRAGMA")), "")
+        if first:
+            body = _conjugated(first)
+            if body and name.casefold() in body.casefold():
+                body = None
+            out.append((f"PRAGMA {name}", "pragma", first, body))
+    return out
+
+
+def _bash_kind(heading: str) -> str:
+    h = heading.casefold()
+    return next(
+        (k for key, k in (("builtin", "builtin"), ("variable", "shell variable"),
+                          ("commands for", "Readline command"), ("option", "shell option"))
+         if key in h),
+        "item",
+    )  # fmt: skip
+
+
+def bash_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
+    """(name, kind, first sentence, description question body) of each indexed entry."""
+    tree = lxml.html.parse(str(path)).getroot()
+    out: list[tuple[str, str, str, str | None]] = []
+    heading = ""
+    for el in tree.iter("h2", "h3", "h4", "dt"):
+        if el.tag != "dt":
+            heading = clean(el.text_content())
+            continue
+        dd = el.getnext()
+        if dd is None or dd.tag != "dd" or not (el.get("id") or "").startswith("index-"):
+            continue
+        name = clean(el.text_content()).replace("¶", "").strip()
+        if not name or len(name) > 40:
+            continue
+        para = dd.find("p")
+        if para is None:
+            continue
+        first = first_sentence(clean(para.text_content()))
+        body = _conjugated(first)
+        if body and name.casefold() in body.casefold():
+            body = None
+        out.append((name, _bash_kind(heading), first, body))
+    return out
+
+
+CORPORA = {
+    "sqlite": (sqlite_root, sqlite_pages, sqlite_entries),
+    "bash": (bash_root, bash_pages, bash_entries),
+}
+
+
+def build_corpus(name: str) -> Path:
+    root_of, pages_of, _ = CORPORA[name]
+    dest = WORK / f"{name}docs" / "corpus"
+    return place_pages(pages_of(root_of()), dest, "bench/_newdocs.py")
+
+
+def load_questions(name: str, root: Path, seed: int = 0, per_kind: int = 40) -> list[Question]:
+    """Up to ``per_kind`` questions of each kind on the corpus folder ``root``."""
+    _, pages_of, entries_of = CORPORA[name]
+    pages = sorted(Path(root).glob("*.html"))
+    keys = {p.name: squash(lxml.html.parse(str(p)).getroot().text_content()) for p in pages}
+    cands = [(p.name, *e) for p in pages for e in entries_of(p)]
+    rng = random.Random(seed)
+    rng.shuffle(cands)
+    out: dict[str, list[Question]] = {k: [] for k in KINDS}
+    for page, ename, kind, first, body in cands:
+        key = squash(first)
+        if not 25 <= len(first) <= 220 or sum(t.count(key) for t in keys.values()) != 1:
+            continue  # gold on one page and once there
+        gold = (first[:120],)
+        qid = f"{page}/{ename}"
+        if len(out["named"]) < per_kind:
+            text = (
+                f"What does {ename} do?"
+                if kind == "item" or ename.casefold().startswith(kind.casefold())
+                else f"What does the {kind} {ename} do?"
+            )
+            out["named"].append(Question(f"named/{qid}", "named", text, page, gold, ename, kind))
+        if body and len(out["description"]) < per_kind:
+            text = f"Which {kind} {body}?"
+            q = Question(f"description/{qid}", "description", text, page, gold, ename, kind)
+            out["description"].append(q)
+    natural = HERE / "data" / f"{name}_natural.jsonl"
+    if natural.exists():
+        out["natural"] = natural_questions(natural, PageIndex(keys))
+    return [q for k in KINDS for q in out[k]]

@@ -1,0 +1,110 @@
+"""A fitted sentence scorer for the extractive answer, read from a JSON data file.
+
+``bench/calibrate.py`` fits a logistic regression on labelled sentence rows (does this
+sentence hold the passage that answers?) and writes its coefficients with their provenance:
+the training data's hash, the split, the seed and the held-out scores. The same file gives the
+support level below which the offline answer says the documents do not seem to answer
+(``not_found_below``, chosen on the unanswerable questions' trade-off curve). Nothing read
+from the file runs code: it is numbers and names, checked on load.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragloop.errors import ConfigError
+from ragloop.nodes.sentences import FEATURES
+
+#: the shipped model (``bench/calibrate.py`` writes it)
+SHIPPED = "answer_model.json"
+
+
+@dataclass(frozen=True)
+class AnswerModel:
+    """Linear sentence scorer: P(sentence answers) = sigmoid(intercept + coef . features), or,
+    with ``link="identity"``, the linear score itself (the hand-set weights in this form)."""
+
+    coef: dict[str, float]
+    intercept: float
+    link: str = "logistic"
+    #: the best sentence's probability below which the answer says "not found"
+    not_found_below: float = 0.0
+    #: a further sentence is quoted only when it reaches this share of the best one
+    floor_share: float = 0.7
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        """P(answers) of each row of a (sentences x ``FEATURES``) matrix."""
+        w = np.array([self.coef.get(f, 0.0) for f in FEATURES], dtype=float)
+        z = self.intercept + rows @ w
+        if self.link == "identity":
+            return z
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "logistic",
+            "link": self.link,
+            "features": list(FEATURES),
+            "coef": self.coef,
+            "intercept": self.intercept,
+            "not_found_below": self.not_found_below,
+            "floor_share": self.floor_share,
+            "provenance": self.provenance,
+        }
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"answer model: {what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def from_dict(data: dict[str, Any]) -> AnswerModel:
+    """An ``AnswerModel`` from its JSON form; a bad file is a clear error, never code run."""
+    if not isinstance(data, dict) or data.get("kind") != "logistic":
+        raise ConfigError("answer model: not a logistic model file (kind must be 'logistic')")
+    coef = data.get("coef")
+    if not isinstance(coef, dict) or not set(coef) <= set(FEATURES):
+        raise ConfigError(f"answer model: coef must map names of {list(FEATURES)} to numbers")
+    link = data.get("link", "logistic")
+    if link not in ("logistic", "identity"):
+        raise ConfigError(f"answer model: link must be 'logistic' or 'identity', got {link!r}")
+    return AnswerModel(
+        link=link,
+        coef={k: _number(v, f"coef[{k}]") for k, v in coef.items()},
+        intercept=_number(data.get("intercept"), "intercept"),
+        not_found_below=_number(data.get("not_found_below", 0.0), "not_found_below"),
+        floor_share=_number(data.get("floor_share", 0.7), "floor_share"),
+        provenance=dict(data.get("provenance") or {}),
+    )
+
+
+def load_model(
+    path: str | Path | None = None, embeddings_model: str | None = None
+) -> AnswerModel | None:
+    """The model in ``path``, else the shipped one; None when none is shipped, or when it was
+    fitted on another embedding model's cosines than ``embeddings_model`` (its scale differs:
+    the hand-set weights, which never say "not found", serve instead)."""
+    if path is None:
+        ref = resources.files("ragloop.data").joinpath(SHIPPED)
+        if not ref.is_file():
+            return None
+        text = ref.read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    try:
+        model = from_dict(json.loads(text))
+    except ValueError as exc:
+        raise ConfigError(f"answer model {path or SHIPPED}: not JSON ({exc})") from exc
+    fitted_on = model.provenance.get("embeddings_model")
+    if embeddings_model and fitted_on and fitted_on != embeddings_model:
+        return None
+    return model

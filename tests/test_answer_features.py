@@ -1,0 +1,193 @@
+"""Properties of the extractive answer's sentence features, its fitted model and abstention.
+
+They state what must always hold (bounded, monotone, a profile off means its features off,
+flawed lines never quoted, a bad model file refused), not today's weights.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragloop.config import Context
+from ragloop.errors import ConfigError
+from ragloop.graph.result import RunResult
+from ragloop.nodes.answer import NOT_ANSWERED, answer_step
+from ragloop.nodes.answer_model import AnswerModel, from_dict
+from ragloop.nodes.extractive import sentence_table
+from ragloop.nodes.offline import OfflineStrategies
+from ragloop.nodes.sentences import (
+    FEATURES,
+    GENRE,
+    choose_profile,
+    is_code,
+    is_toc,
+    key,
+    repeated_sentences,
+)
+from ragloop.state import ContextItem
+from tests.fakes.embeddings import HashEmbeddings
+
+WORDS = st.sampled_from(
+    [
+        "the",
+        "index",
+        "table",
+        "rebuild",
+        "column",
+        "value",
+        "returns",
+        "abs",
+        "function",
+        "query",
+        "set",
+        "flag",
+        "of",
+        "a",
+        "to",
+        "REINDEX",
+        "abs(X)",
+        "os.path",
+        "cd",
+        "PRAGMA",
+    ]
+)
+SENTENCE = st.lists(WORDS, min_size=4, max_size=14).map(lambda ws: " ".join(ws) + ".")
+
+
+def ctx(n: int, title: str, *sentences: str) -> ContextItem:
+    return ContextItem(id=f"c{n}", title=title, text=f"# {title}\n\n" + " ".join(sentences))
+
+
+def table(question: str, contexts: list[ContextItem], **kw):  # type: ignore[no-untyped-def]
+    return asyncio.run(sentence_table(HashEmbeddings(dim=64), question, contexts, **kw))
+
+
+@settings(max_examples=30, deadline=None)
+@given(q=SENTENCE, a=st.lists(SENTENCE, min_size=1, max_size=4), b=SENTENCE)
+def test_every_feature_is_bounded(q: str, a: list[str], b: str) -> None:
+    _, x = table(q, [ctx(1, "abs", *a), ctx(2, "REINDEX › Description", b)])
+    cos = [FEATURES.index("cosine"), FEATURES.index("heading_cosine")]
+    others = [i for i in range(len(FEATURES)) if i not in cos]
+    assert np.all(np.isfinite(x))
+    assert np.all((x[:, cos] >= -1 - 1e-6) & (x[:, cos] <= 1 + 1e-6))
+    assert np.all((x[:, others] >= 0) & (x[:, others] <= 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.lists(SENTENCE, min_size=1, max_size=4), profile=st.sampled_from(["guide", "generic"]))
+def test_a_profile_without_genre_features_never_gives_them(a: list[str], profile: str) -> None:
+    contexts = [ctx(1, "abs", "abs(X) — return the absolute value of X.", *a)]
+    _, x = table("What does abs() do?", contexts, profile=profile)
+    for name in GENRE:
+        assert not x[:, FEATURES.index(name)].any()
+
+
+def test_naming_the_questions_name_never_lowers_the_name_feature() -> None:
+    plain = ctx(1, "Functions", "This returns the absolute value of a number.")
+    named = ctx(1, "Functions", "The abs function returns the absolute value of a number.")
+    col = FEATURES.index("name_sentence")
+    q = "What does abs() do?"
+    assert table(q, [named])[1][0, col] >= table(q, [plain])[1][0, col]
+
+
+@settings(max_examples=40, deadline=None)
+@given(s=SENTENCE)
+def test_a_model_is_monotone_in_a_feature_with_a_positive_weight(s: str) -> None:
+    model = AnswerModel(coef={"cosine": 3.0, "code": -2.0}, intercept=-1.0)
+    x = np.zeros((2, len(FEATURES)))
+    x[1, FEATURES.index("cosine")] = 0.5
+    p = model.probability(x)
+    assert 0 < p[0] < p[1] < 1
+
+
+def test_toc_lines_code_blocks_and_boilerplate_are_never_quoted() -> None:
+    boiler = "This page is part of the documentation suite of the project."
+    contexts = [
+        ctx(1, "Index", "9 asn1_der_coding . . . . . . . . 12"),
+        ctx(2, "abs", "```\nabs(X)\n```\n\nThe abs function returns the absolute value."),
+        ctx(3, "Other", boiler + " Unrelated text about tables here."),
+    ]
+    strategies = OfflineStrategies(HashEmbeddings(dim=64), boilerplate=frozenset({key(boiler)}))
+    found = asyncio.run(strategies.extract("what does abs return", contexts))
+    assert ". . . ." not in found.text and boiler not in found.text
+    assert "returns the absolute value" in found.text
+    assert found.text.startswith("`abs(X)`: ")  # the signature shown with its description
+
+
+def test_line_kinds() -> None:
+    assert is_toc("9 asn1_der_coding . . . . . . . . 12") and not is_toc("Ends here.")
+    assert is_code("```\nx = 1\n```") and is_code("os.setresgid(rgid, egid, sgid)")
+    assert not is_code("DROP PROCEDURE — remove a procedure")
+
+
+def test_repeated_sentences_are_those_a_fifth_of_the_pages_share() -> None:
+    line = "Part of the Example documentation suite."
+    units = [(f"p{i}", f"{line} Page {i} says something of its own.") for i in range(10)]
+    units += [(f"q{i}", "Only here is this sentence written down.") for i in range(1)]
+    found = repeated_sentences(units)
+    assert key(line) in found and key("Only here is this sentence written down.") not in found
+
+
+def test_the_profile_is_reference_for_entry_lines_and_guide_for_prose() -> None:
+    entries = [f"name{i}(x) — return something about x number {i}." for i in range(60)]
+    prose = [f"In this chapter we explain topic {i} at some length." for i in range(60)]
+    assert choose_profile(entries)[0] == "reference"
+    assert choose_profile(prose)[0] == "guide"
+    assert choose_profile(prose[:5])[0] == "generic"
+
+
+def test_weak_evidence_says_not_found_with_see_also_and_strong_does_not() -> None:
+    contexts = [ctx(1, "Tables", "A table holds rows of values in columns.")]
+    shy = OfflineStrategies(HashEmbeddings(dim=64))
+    shy.not_found_below = math.inf
+    text, cited, nf = asyncio.run(answer_step(shy, "How tall is a giraffe?", contexts, Context()))
+    assert nf and text.startswith(NOT_ANSWERED) and cited == [1] and "Tables [1]" in text
+    bold = OfflineStrategies(HashEmbeddings(dim=64))
+    bold.not_found_below = -math.inf
+    assert not asyncio.run(answer_step(bold, "What holds rows?", contexts, Context()))[2]
+
+
+def test_run_result_carries_not_found() -> None:
+    state = {"question": "q", "answer": "a", "not_found": True, "stop_reason": "not_found"}
+    assert RunResult.from_state(state).to_dict()["not_found"] is True
+    assert RunResult.from_state({"question": "q"}).not_found is False
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "pickle"},
+        {"kind": "logistic", "coef": {"unknown": 1.0}, "intercept": 0.0},
+        {"kind": "logistic", "coef": {"cosine": float("nan")}, "intercept": 0.0},
+        {"kind": "logistic", "coef": {"cosine": 1.0}, "intercept": "0"},
+    ],
+)
+def test_a_bad_model_file_is_refused_clearly(data: dict) -> None:
+    with pytest.raises(ConfigError, match="answer model"):
+        from_dict(data)
+
+
+def test_a_model_round_trips_through_its_json_form() -> None:
+    model = AnswerModel(coef={"cosine": 2.0}, intercept=-1.0, not_found_below=0.2)
+    assert from_dict(model.to_dict()) == model
+    linear = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, link="identity")
+    assert from_dict(linear.to_dict()) == linear
+    x = np.zeros((1, len(FEATURES)))
+    x[0, FEATURES.index("cosine")] = 0.4
+    assert linear.probability(x)[0] == pytest.approx(0.4)  # the linear score itself
+
+
+def test_the_shipped_model_serves_only_the_embedding_model_it_was_fitted_on() -> None:
+    from ragloop.nodes.answer_model import load_model
+
+    shipped = load_model()
+    assert shipped is not None and 0 <= shipped.not_found_below < 1
+    fitted_on = shipped.provenance["embeddings_model"]
+    assert load_model(embeddings_model=fitted_on) == shipped
+    assert load_model(embeddings_model="some-other-model") is None
