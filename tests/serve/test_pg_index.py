@@ -79,7 +79,7 @@ def test_ragloop_index_writes_to_postgres_when_the_url_is_set(pg_url, tmp_path, 
         ],
     )
     assert out.exit_code == 0, out.output
-    report = json.loads(out.output)
+    report = json.loads(out.stdout)  # progress lines go to stderr
     assert "postgres" in report and "127.0.0.1" in report["postgres"]
     store = PgIndexStore(pg_url)
     assert store.version() >= 1
