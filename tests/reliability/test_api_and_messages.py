@@ -73,3 +73,22 @@ def test_both_old_and_new_column_names_say_the_old_one_is_ignored(ledger):
     assert ok, ds.notices
     renamed = EvaluationDataset.from_list([{"question": "old", "response": "r"}])
     assert "column 'question' renamed to 'user_input'" in renamed.notices
+
+
+def test_an_unusable_working_folder_is_a_usage_error_naming_it(tmp_path, monkeypatch):
+    """RAGLOOP_DATA_DIR under /proc (or a file, or a read-only place) exits 2 with the path and
+    what to do; before, it was an "unexpected" FileNotFoundError with exit 1."""
+    from typer.testing import CliRunner
+
+    from ragloop.cli import app
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(blocker / "data"))
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\nThe A widget turns left.\n")
+    out = CliRunner().invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx")])
+    assert out.exit_code == 2, out.output
+    assert "unexpected" not in out.output
+    assert "cannot use" in out.output and "RAGLOOP_DATA_DIR" in out.output

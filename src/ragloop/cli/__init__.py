@@ -7,6 +7,7 @@ flag, setting or name ragloop cannot use); 3 nothing measured (every row or metr
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import os
@@ -140,6 +141,10 @@ def print_error(message: str) -> None:
     err_console.print(plain(redact(message)), highlight=False)
 
 
+#: failures of a path the user chose (missing, not a folder, read-only, not permitted)
+_PATH_ERRNOS = {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM, errno.EROFS}
+
+
 def friendly(fn: F) -> F:
     """Turn ragloop errors into one clear line on stderr and their exit code (2 usage, 1 other)."""
 
@@ -159,6 +164,14 @@ def friendly(fn: F) -> F:
         except Exception as exc:
             if os.environ.get("RAGLOOP_DEBUG"):
                 raise
+            if isinstance(exc, OSError) and exc.errno in _PATH_ERRNOS and exc.filename:
+                # a folder the user named (a setting, --out, --index) that cannot be used
+                print_error(
+                    f"cannot use {exc.filename}: {exc.strerror}; check that the folder exists "
+                    "and is writable, or point RAGLOOP_DATA_DIR / RAGLOOP_INDEX_DIR / --out "
+                    "elsewhere"
+                )
+                raise typer.Exit(EXIT_USAGE) from None
             # an unexpected failure: one redacted line, not a traceback that may hold a key
             print_error(
                 f"{type(exc).__name__}: {exc} (unexpected; rerun with RAGLOOP_DEBUG=1 for the "
