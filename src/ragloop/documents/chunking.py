@@ -9,8 +9,7 @@ from ragloop.documents.model import Block, ParsedDocument, Section, render_block
 
 SEPARATOR = " › "
 # a section whose text is under this share of a chunk may share one with short neighbours;
-# longer ones keep a chunk and a title of their own. On the demo set (passage hit@5 of 54,
-# dense/sparse/hybrid, MiniLM): 0 (never pack) 39/40/44, 0.4 41/44/47, 1.0 41/42/46
+# longer ones keep a chunk and a title of their own (chosen on the demo set's passage hit)
 PACK_BELOW = 0.4
 
 

@@ -61,10 +61,8 @@ def rank_contexts(contexts: list[ContextItem], nameless: bool = False) -> list[C
     its section's subject does ("REINDEX rebuilds an index ...", ``extractive.defines_subject``)
     adds ``SUBJECT_BONUS`` to its evidence: the answer reads the best k, and the judge
     scores such a chunk by the question's words, which the subject's own line seldom
-    repeats. Cited passage hit: PostgreSQL docs 0.799 -> 0.804 (paraphrases 0.927 -> 0.940,
-    natural questions unchanged at 0.372), Python docs 0.847 -> 0.861 (descriptions 0.947
-    -> 0.967, natural 0.425 -> 0.450). Put into the judge's evidence instead, it made the
-    loop stop early on the wrong pages (cited 0.794 at 0.2).
+    repeats. The bonus orders reading only: inside the judge's evidence it would stop the
+    loop on pages that merely define something (CHANGELOG.md has the measurements).
     """
 
     def evidence(c: ContextItem) -> float:

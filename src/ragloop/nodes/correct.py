@@ -108,9 +108,8 @@ def make_correct(deps: Deps) -> Any:
             choice, why = None, ""
             if action == "rewrite" and diagnosis and not ctx.correct_order and seen_by_all:
                 # the offline rewrite adds the kept chunks' own words; once every ranking has
-                # seen the question it found new evidence for 1% of the real-corpus bench's
-                # questions at the cost of an iteration for nine in ten (an LLM rewrite, or
-                # an explicit correct_order, still runs)
+                # seen the question it rarely finds new evidence and costs an iteration (an
+                # LLM rewrite, or an explicit correct_order, still runs)
                 why = REWRITE_AFTER_ALL
             elif action == "swap":
                 if diagnosis:

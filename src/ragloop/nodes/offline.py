@@ -70,8 +70,8 @@ class OfflineStrategies:
         self.max_sentences = max_sentences
         self.min_sentence_score = min_sentence_score
         self.expansion_terms = expansion_terms
-        # MMR lambda: 1 = relevance only (the default: one sentence a source already varies the
-        # answer, and on the PG-docs bench any lower value quoted the defining passage less)
+        # MMR lambda: 1 = relevance only (the default: one sentence a source already varies
+        # the answer, and a lower value quoted the defining passage less often)
         self.diversity = diversity
         self.answer_weights = answer_weights or AnswerWeights()
         #: a sentence is quoted only when it scores this share of the best one

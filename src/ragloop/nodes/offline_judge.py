@@ -42,15 +42,11 @@ class JudgeCalibration:
 
 #: per embedding model; cosines of unrelated text sit higher for some models than others
 CALIBRATIONS: dict[str, JudgeCalibration] = {
-    # on the PG docs a first-retrieval stop at WordLlama evidence 0.6 was right 61% of the
-    # time (0.75 at 0.9): stopping there kept 0.630 against the oracle's 0.706; at 0.9, 0.696
-    # (demo kb+web hit 0.778 -> 0.889). Once the corpus's own words ("PostgreSQL") stopped
-    # counting as names, named questions' evidence rose: at 0.9 a fifth of first retrievals
-    # stopped, right 81% of the time, and named kept fell 0.913 -> 0.880; at 0.98 the loop
-    # keeps 0.812 (named 0.913) and cites 0.722 (0.709 at 0.9, 0.714 at 0.95)
+    # WordLlama's cosines are coarse: a first retrieval stops "sufficient" only on near-certain
+    # evidence (grade2), else the loop looks further; chosen on bench/loop_realcorpus.py
     "wordllama": JudgeCalibration(cos_low=0.05, cos_high=0.6, grade2=0.98),
-    # grid search on the PG-docs calib half (bench/loop_realcorpus.py): chunk AUC 0.63 -> 0.69,
-    # best-evidence chunk holds the passage 0.49 -> 0.51 (held half: 0.50 -> 0.56)
+    # grid-searched on the calibration half of bench/loop_realcorpus.py (chunk AUC, and how
+    # often the best-evidence chunk holds the passage), checked on the held half
     "minilm": JudgeCalibration(
         cos_low=0.3,
         cos_high=0.75,
