@@ -53,6 +53,7 @@ strip-notebooks: $(STAMP) ## clear notebook outputs before committing
 	$(BIN)/python tests/test_notebooks.py --strip
 
 bench: $(STAMP) ## run every bench and write docs/benchmarks.md (commit, date, machine, figures)
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
 	$(BIN)/python bench/report.py
 
 clean: ## remove .venv, caches and the demo index
