@@ -146,3 +146,11 @@ def test_one_settings_schema_gives_the_context_its_fields_and_defaults():
         want = getattr(settings, name)
         assert getattr(ctx, name) == (tuple(want) if isinstance(want, list) else want), name
     assert Context.from_settings(Settings(k=7, temperature=0.1)).temperature == 0.1
+
+
+def test_grade2_evidence_meets_the_default_recall_threshold_with_no_copied_constant():
+    from ragloop.nodes.offline_judge import CALIBRATIONS, recall_of
+
+    for cal in CALIBRATIONS.values():
+        assert recall_of(cal, cal.grade2) == pytest.approx(Context().recall_threshold)
+        assert recall_of(cal, cal.grade2 - 0.01) < Context().recall_threshold

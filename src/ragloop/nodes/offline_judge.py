@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ragloop.config import Settings
 from ragloop.nodes.evidence import Lexical, lexical, question_names, split_heading
 
 
@@ -59,12 +60,13 @@ CALIBRATIONS: dict[str, JudgeCalibration] = {
         grade1=0.08,  # the demo base's gold chunks sit lower than the PG docs' (0.18 at p2)
     ),
 }
-#: the recall a chunk at ``grade2`` maps to: the default ``recall_threshold`` of Settings
-RECALL_AT_GRADE2 = 0.6
+#: the recall a chunk at ``grade2`` maps to: read from the ``recall_threshold`` setting's
+#: default, so evidence at grade 2 is exactly "sufficient" unless a run asks for more
+RECALL_AT_GRADE2: float = Settings.model_fields["recall_threshold"].default
 
 
 def recall_of(cal: JudgeCalibration, evidence: float) -> float:
-    """Graded service-mode recall from the best evidence: ``grade2`` maps to 0.6, 1 to 1."""
+    """Graded service-mode recall: ``grade2`` maps to ``RECALL_AT_GRADE2``, 1 to 1."""
     s = min(max(cal.grade2, 1e-6), 1.0 - 1e-6)
     if evidence <= s:
         return RECALL_AT_GRADE2 * max(evidence, 0.0) / s
