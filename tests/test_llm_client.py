@@ -100,7 +100,8 @@ def test_what_the_user_set_wins_over_the_profile():
 
 
 def test_settings_from_environment_reach_the_client_config(monkeypatch):
-    from ragloop.config import llm_client, load_settings
+    from ragloop.assembly import llm_client
+    from ragloop.config import load_settings
 
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}
     monkeypatch.setenv("RAGLOOP_LLM_MAX_RETRIES", "0")

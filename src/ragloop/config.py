@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -13,7 +12,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
-from ragloop.llm.profile import ClientConfig, resolve
 from ragloop.plugins.models import embeddings_names
 from ragloop.plugins.specs import check_chat_spec
 from ragloop.retrievers.registry import check_retriever_names
@@ -141,28 +139,6 @@ def load_settings(**overrides: Any) -> Settings:
             msg = err["msg"].removeprefix("Value error, ")
             lines.append(f"setting '{name}' (env RAGLOOP_{name.upper()}): {msg}")
         raise ConfigError("; ".join(lines)) from None
-
-
-_CLIENT_FIELDS = {
-    "llm_timeout": "timeout",
-    "llm_max_retries": "max_retries",
-    "llm_max_tokens": "max_tokens",
-    "llm_structured": "structured",
-}
-
-
-def llm_client(settings: Settings, env: Mapping[str, str]) -> ClientConfig:
-    """The LLM client configuration of ``settings``: its profile, then what the user set.
-
-    A value counts as set when it came from a flag, a ``RAGLOOP_LLM_*`` variable or a
-    spec (pydantic's ``model_fields_set``); an unset one takes the profile's value.
-    """
-    explicit = {
-        option: getattr(settings, name)
-        for name, option in _CLIENT_FIELDS.items()
-        if name in settings.model_fields_set
-    }
-    return resolve(settings.llm, env, profile=settings.llm_profile, **explicit)
 
 
 #: the settings one run may override: the fields of the graph's LangGraph ``Context`` (same

@@ -12,7 +12,8 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 
 from ragloop._async import run_sync
-from ragloop.config import Context, Settings, llm_client, load_settings
+from ragloop.assembly import chat_model_for, roles_for
+from ragloop.config import Context, Settings, load_settings
 from ragloop.errors import ConfigError
 from ragloop.graph.builder import build_graph, recursion_limit
 from ragloop.graph.result import RunResult
@@ -114,90 +115,6 @@ class Pipeline:
     def run(self, question: str, **kwargs: Any) -> RunResult:
         """Sync ``arun`` (also inside a running event loop)."""
         return run_sync(self.arun(question, **kwargs))
-
-
-def chat_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> Any:
-    """The chat model ``settings.llm`` names, configured by its profile and what the user set.
-
-    Retries are ragloop's own (``RetryingChatModel``, with the profile's backoff), so the
-    SDK's are off; None offline.
-    """
-    from ragloop.config import llm_client
-    from ragloop.llm.faults import with_llm_retries
-    from ragloop.providers import get_chat_model
-
-    env = os.environ if env is None else env
-    client = llm_client(settings, env)
-    model = get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0})
-    return with_llm_retries(
-        model,
-        client.max_retries,
-        retry_timeouts=client.retry_timeouts,
-        base_delay=client.base_delay,
-    )
-
-
-def judge_model_for(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[Any, Any]:
-    """The chat model for a runner that retries its jobs itself, and the client configuration.
-
-    The client makes one attempt per job attempt (no SDK retries, no ``RetryingChatModel``);
-    the runner applies ``client.max_retries``, ``client.timeout`` and the profile's backoff.
-    """
-    from ragloop.config import llm_client
-    from ragloop.providers import get_chat_model
-
-    env = os.environ if env is None else env
-    client = llm_client(settings, env)
-    return get_chat_model(settings.llm, env=env, **{**client.knobs(), "max_retries": 0}), client
-
-
-def runner_options(client: Any) -> dict[str, Any]:
-    """The evaluation runner's limits from an LLM client configuration (timeout, retries)."""
-    from ragloop.llm.retry import RetryPolicy
-
-    return {
-        "timeout": client.timeout,
-        "max_retries": client.max_retries,
-        "retry": RetryPolicy(
-            max_retries=client.max_retries,
-            base_delay=client.base_delay,
-            retry_timeouts=client.retry_timeouts,
-        ),
-    }
-
-
-def roles_for(
-    settings: Settings,
-    model: Any,
-    emb: Any,
-    offline: Any,
-    env: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """Each role's implementation: the LLM's where a model is set, unless ``settings.judge`` /
-    ``settings.answer`` pick the offline judge / extractive answer (or ask for the LLM's)."""
-    from ragloop.nodes.llm import LLMStrategies
-
-    picks = (("judge", settings.judge), ("answer", settings.answer))
-    wants_llm = [name for name, value in picks if value == "llm"]
-    if model is None:
-        if wants_llm:
-            raise ConfigError(
-                f"{' and '.join(wants_llm)}='llm' needs a chat model: set RAGLOOP_LLM "
-                "(e.g. openai:gpt-4o-mini) or choose the offline one"
-            )
-        return {"strategies": offline}
-    llm = LLMStrategies(
-        model,
-        emb,
-        offline=offline,
-        client=llm_client(settings, os.environ if env is None else env),
-        prompts_dir=settings.prompts_dir,
-    )
-    return {
-        "strategies": llm,
-        "judge": offline if settings.judge == "offline" else llm,
-        "answerer": offline if settings.answer == "extractive" else llm,
-    }
 
 
 def build_pipeline(

@@ -185,7 +185,16 @@ def friendly(fn: F) -> F:
 def _register_commands() -> None:
     import importlib
 
-    for module in ("retrieval", "eval", "graph", "chat", "experiment", "serve", "testset"):
+    for module in (
+        "retrieval",
+        "eval",
+        "graph",
+        "chat",
+        "traces",
+        "experiment",
+        "serve",
+        "testset",
+    ):
         try:
             importlib.import_module(f"ragloop.cli.{module}")
         except ModuleNotFoundError as exc:

@@ -190,7 +190,7 @@ def eval_command(
         if mismatch:
             err_console.print(f"warning: {mismatch}", markup=False, highlight=False)
     if traces is not None:
-        from ragloop.cli.chat import report_traces
+        from ragloop.cli.traces import report_traces
 
         report_traces(
             traces,
@@ -210,10 +210,10 @@ def eval_command(
         from ragloop.errors import ConfigError
 
         raise ConfigError("give a DATASET file, or --traces PATH to evaluate recorded traffic")
+    from ragloop.assembly import judge_model_for, runner_options
     from ragloop.cli.eval_run import split_llm_only
     from ragloop.config import load_settings
     from ragloop.eval.runner import evaluate
-    from ragloop.pipeline import judge_model_for, runner_options
     from ragloop.providers import get_embeddings
 
     names = [n.strip() for n in metrics.split(",") if n.strip()] if metrics else None

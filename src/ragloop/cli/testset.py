@@ -62,8 +62,8 @@ def testset(
         raise ConfigError(f"{out} exists: pass --force to replace it, or choose another --out")
     model = None
     if llm != "none":
+        from ragloop.assembly import chat_model_for
         from ragloop.config import load_settings
-        from ragloop.pipeline import chat_model_for
 
         # the one LLM-client path: retried like ask, a fault ends in one line naming the server
         settings = load_settings(llm=llm, **llm_knobs(timeout, max_tokens, max_retries))

@@ -80,7 +80,7 @@ async def arun_experiment(
         stop: set it (Ctrl-C) to stop: the configuration in progress is dropped (its graph
             runs stay cached for a re-run), the finished ones are compared and written.
     """
-    from ragloop.pipeline import chat_model_for, judge_model_for, runner_options
+    from ragloop.assembly import chat_model_for, judge_model_for, runner_options
     from ragloop.providers import get_embeddings
 
     started = time.perf_counter()
