@@ -12,9 +12,10 @@ get well-formed replies from the test fakes.
 
 ``noise`` is the share of decisions made wrong on purpose: a grade flipped, or an answer
 that cites a context without the gold (or says "not found" although one holds it). Each
-decision draws from an RNG seeded by the request's own text, so the same prompt gets the
-same reply whichever system sends it and in whatever order: the loop and naive RAG meet
-the same model, and a rerun gives the same figures.
+decision draws from an RNG seeded by what it is about (a grade: the question and the
+chunk; an answer: the question and the passage holding the gold, if one is read), never
+by the order of requests: the loop and naive RAG meet the same model, errors at 10% are
+among those at 30%, and a rerun gives the same figures.
 """
 
 from __future__ import annotations
@@ -165,9 +166,12 @@ class SimulatedLLM:
         gold = self._gold(question)
         contexts = {int(n): text for n, _, text in _CONTEXT.findall(human)}
         holding = [n for n, text in contexts.items() if gold.holds(text)]
-        rng = self._rng("answer", human)
+        # the model errs on a question and the passage that answers it, not on the order or
+        # company in which it reads that passage: two systems that show it the gold passage
+        # meet the same error (a paired comparison)
+        rng = self._rng("answer", question, contexts[holding[0]] if holding else "")
         if rng.random() < self.noise:  # a wrong citation, or a miss
-            others = [n for n in contexts if n not in holding]
+            others = sorted((n for n in contexts if n not in holding), key=contexts.get)
             if others and rng.random() < 0.5:
                 n = rng.choice(others)
                 return f"{first_sentence(contexts[n])} [{n}]"
