@@ -1,20 +1,32 @@
 """A simulated competent LLM built from gold labels, served as an OpenAI-compatible server.
 
-It plays every graph step the way a good model would, knowing only what the gold labels
-say: the draft is noncommittal unless the question is general knowledge; the judge grades a
-context holding a gold passage 2 and any other 0 or 1; the answer is the gold passage's
-first sentence with its [n], or "not found" when no context it reads holds one. ``noise``
-is the share of decisions made wrong on purpose (a grade flipped, a wrong citation, a
-missed answer), drawn from a seeded RNG. Metric prompts (answer relevancy) get well-formed
-replies from the test fakes. Nothing here reads the question's answer into a retrieval.
+It plays every graph step the way a good model would, knowing only what a real model sees
+(the prompt's text) plus the gold label of the question it is asked about (``Gold``): the
+draft is noncommittal unless the question is general knowledge; the judge grades a context
+holding the gold passage 2 and any other 0 or 1, and calls the question's claims supported
+once a graded or kept context holds it; the rewrite returns the question as asked (no gold
+words leak into retrieval); the answer quotes the gold passage's sentence from the first
+context holding it, with its [n], or says it could not find the answer when no context it
+reads holds it (always, for an unanswerable question). Metric prompts (answer relevancy)
+get well-formed replies from the test fakes.
+
+``noise`` is the share of decisions made wrong on purpose: a grade flipped, or an answer
+that cites a context without the gold (or says "not found" although one holds it). Each
+decision draws from an RNG seeded by what it is about (a grade: the question and the
+chunk; an answer: the question and the passage holding the gold, if one is read), never
+by the order of requests: the loop and naive RAG meet the same model, errors at 10% are
+among those at 30%, and a rerun gives the same figures.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.fakes
 from langchain_core.messages import HumanMessage, SystemMessage  # noqa: E402
 
 from ragloop.nodes import prompts  # noqa: E402
+from ragloop.text import split_sentences  # noqa: E402
 from tests.metrics_llm_fakes import well_formed  # noqa: E402
 
-NOT_FOUND = "I could not find this in the documents."
+NOT_FOUND = "I could not find the answer to this in the documents."
 _WORD = re.compile(r"\w+")
 _CONTEXT = re.compile(r'<context (?:n="(\d+)"|id="(c\d+)") origin="\w+">\n(.*?)\n</context>', re.S)
 
@@ -40,28 +53,75 @@ def holds(context: str, gold: list[str], at: float = 0.7) -> bool:
     return any(g and len(_words(g) & have) >= at * len(_words(g)) for g in gold)
 
 
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text``."""
+    return re.split(r"(?<=[.!?])\s", text.strip())[0]
+
+
+def quote(text: str, holding: Callable[[str], bool], widest: int = 3) -> str:
+    """The shortest run of ``text``'s sentences (up to ``widest``) that holds the gold, else
+    the whole text: what a careful model quotes from the context that answers."""
+    sentences = split_sentences(text)
+    for width in range(1, widest + 1):
+        for i in range(len(sentences) - width + 1):
+            run = " ".join(sentences[i : i + width])
+            if holding(run):
+                return run
+    return text.strip()
+
+
+def said_not_found(answer: str) -> bool:
+    """True for an answer that says the documents do not hold it."""
+    return "could not find" in answer.lower()
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What the simulated model knows of one question (never sent to the loop).
+
+    ``holds(text)``: a context's text holds the gold passage; ``says(text)``: what the model
+    answers from a context that holds it; ``closed_book``: a general-knowledge answer the
+    model gives without documents ("" when it would not know).
+    """
+
+    question: str
+    holds: Callable[[str], bool]
+    says: Callable[[str], str]
+    closed_book: str = ""
+
+
+def unanswerable(question: str) -> Gold:
+    """A question no document answers."""
+    return Gold(question, lambda _: False, lambda text: text)
+
+
 def _inputs(human: str) -> dict[str, Any]:
     return json.loads(human.rsplit("Input:\n", 1)[1].rsplit("\nOutput:", 1)[0])
 
 
 class SimulatedLLM:
-    """The reply callable of the fake server: ``reply(request_json) -> content``."""
+    """The reply callable of the fake server: ``reply(request_json) -> content``.
 
-    def __init__(self, rows: list[dict[str, Any]], noise: float = 0.0, seed: int = 0):
-        self.by_question = {r["user_input"].strip(): r for r in rows}
+    ``noise`` may be changed between passes; ``calls`` counts requests by step.
+    """
+
+    def __init__(self, golds: list[Gold], noise: float = 0.0, seed: int = 0):
+        self.by_question = {g.question.strip(): g for g in golds}
         self.noise = noise
-        self.rng = random.Random(seed)
+        self.seed = seed
         self.calls: dict[str, int] = {}
 
-    def _row(self, question: str) -> dict[str, Any] | None:
-        return self.by_question.get(question.strip())
+    def _gold(self, question: str) -> Gold:
+        return self.by_question.get(question.strip()) or unanswerable(question)
 
-    def _wrong(self) -> bool:
-        return self.rng.random() < self.noise
+    def _rng(self, *key: str) -> random.Random:
+        """An RNG for one decision, seeded by what the decision is about."""
+        text = "\x1f".join((str(self.seed), *key))  # not the noise: its errors are nested
+        return random.Random(hashlib.sha256(text.encode("utf-8")).digest())
 
     def __call__(self, body: dict[str, Any]) -> Any:
         messages = body["messages"]
-        system, human = messages[0]["content"], messages[1]["content"]
+        system, human = messages[0]["content"], messages[-1]["content"]
         for name, prompt in (
             ("draft", prompts.DRAFT),
             ("assess", prompts.ASSESS),
@@ -77,21 +137,24 @@ class SimulatedLLM:
         return well_formed([SystemMessage(content=system), HumanMessage(content=human)])
 
     def draft(self, data: dict[str, Any]) -> dict[str, Any]:
-        row = self._row(data["question"])
-        if row is not None and row["kind"] == "general" and not self._wrong():
-            return {"answer": row["reference"], "noncommittal": False, "needs_retrieval": False}
+        gold = self._gold(data["question"])
+        wrong = self._rng("draft", data["question"]).random() < self.noise
+        if gold.closed_book and not wrong:
+            return {"answer": gold.closed_book, "noncommittal": False, "needs_retrieval": False}
         return {"answer": "I am not sure.", "noncommittal": True, "needs_retrieval": True}
 
     def assess(self, data: dict[str, Any]) -> dict[str, Any]:
-        row = self._row(data["question"]) or {}
-        gold = row.get("reference_contexts") or []
+        question = data["question"]
+        gold = self._gold(question)
         grades = []
         for _, cid, text in _CONTEXT.findall(data["new_contexts"]):
-            good = holds(text, gold)
-            if self._wrong():
+            rng = self._rng("grade", question, text)  # one chunk, one grade, every round
+            good = gold.holds(text)
+            if rng.random() < self.noise:
                 good = not good
-            grades.append({"id": cid, "grade": 2 if good else self.rng.choice((0, 1))})
-        found = any(g["grade"] == 2 for g in grades) or holds(data["kept_contexts"], gold)
+            grades.append({"id": cid, "grade": 2 if good else rng.choice((0, 1))})
+        kept = [text for _, _, text in _CONTEXT.findall(data["kept_contexts"])]
+        found = any(g["grade"] == 2 for g in grades) or any(gold.holds(t) for t in kept)
         claims = [{"id": c["id"], "supported": found} for c in data["claims"]]
         return {"grades": grades, "claims": claims}
 
@@ -100,29 +163,20 @@ class SimulatedLLM:
 
     def answer(self, human: str) -> str:
         question = human.rsplit("\n\nQuestion: ", 1)[-1]
-        row = self._row(question) or {}
-        gold = row.get("reference_contexts") or []
-        contexts = [(int(n), text) for n, _, text in _CONTEXT.findall(human)]
-        holding = [n for n, text in contexts if holds(text, gold)]
-        if self._wrong():  # a wrong citation, or a miss
-            others = [n for n, _ in contexts if n not in holding]
-            holding = [self.rng.choice(others)] if others and self.rng.random() < 0.5 else []
+        gold = self._gold(question)
+        contexts = {int(n): text for n, _, text in _CONTEXT.findall(human)}
+        holding = [n for n, text in contexts.items() if gold.holds(text)]
+        # the model errs on a question and the passage that answers it, not on the order or
+        # company in which it reads that passage: two systems that show it the gold passage
+        # meet the same error (a paired comparison)
+        rng = self._rng("answer", question, contexts[holding[0]] if holding else "")
+        if rng.random() < self.noise:  # a wrong citation, or a miss
+            others = sorted((n for n in contexts if n not in holding), key=contexts.get)
+            if others and rng.random() < 0.5:
+                n = rng.choice(others)
+                return f"{first_sentence(contexts[n])} [{n}]"
+            return NOT_FOUND
         if not holding:
             return NOT_FOUND
         n = holding[0]
-        source = (
-            row.get("reference", "")
-            if n in dict(contexts) and holds(dict(contexts)[n], gold)
-            else dict(contexts).get(n, "")
-        )
-        return f"{first_sentence(source)} [{n}]"
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of ``text``."""
-    return re.split(r"(?<=[.!?])\s", text.strip())[0]
-
-
-def said_not_found(answer: str) -> bool:
-    """True for an answer that says the documents do not hold it."""
-    return "could not find" in answer.lower()
+        return f"{gold.says(contexts[n])} [{n}]"

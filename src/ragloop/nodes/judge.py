@@ -100,8 +100,9 @@ def make_judge(deps: Deps) -> Any:
         ] + [_graded(c, 0, None) for c in boilerplate]
         new_kept = [c for c in graded if c["grade"] >= ctx.relevance_keep]
         contexts = merge(kept_before, new_kept)
-        # below the keep grade but measured: the answer may still read them last, to make up k
-        low = [c for c in graded if c["grade"] < ctx.relevance_keep and "evidence" in c]
+        # graded below the keep grade (boilerplate aside): the answer may still read them last,
+        # to make up k as naive RAG would, so one false low grade (an LLM's too) loses nothing
+        low = [c for c in graded[: len(candidates)] if c["grade"] < ctx.relevance_keep]
         dropped = merge(state.get("dropped", []), low)
         relevance = sum(c["grade"] for c in graded) / (2 * len(graded)) if graded else 0.0
         supported = assessment.supported

@@ -16,11 +16,34 @@ from ragloop.eval.judge import Judge
 from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.llm.profile import ClientConfig
 from ragloop.nodes import prompts
-from ragloop.nodes.base import Assessment, Draft, Rewrite
+from ragloop.nodes.base import Answer, Assessment, Draft, Rewrite
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.state import ContextItem
+from ragloop.text import split_sentences
 
 _CITE = re.compile(r"\[(\d+)\]")
+#: how a reply says the contexts do not answer (the answer prompt asks it to say so)
+_NOT_FOUND = re.compile(
+    r"\b(?:could ?n[o']t|can ?n[o']t|cannot|unable to|did ?n[o']t|was ?n[o']t able to)"
+    r" (?:find|locate|determine|identify|answer)"
+    r"|\b(?:do|does|did)(?: not|n't) (?:contain|mention|say|state|include|provide|cover|answer"
+    r"|explain|specify|describe|address)"
+    r"|\bno (?:information|mention|answer|relevant|details?)\b"
+    r"|\bnot (?:mentioned|found|covered|provided|specified|stated|described|addressed)\b"
+    r"|\bi (?:do not|don't) know\b",
+    re.IGNORECASE,
+)
+
+
+def says_not_found(reply: str) -> bool:
+    """True when the reply opens with an uncited sentence saying the contexts do not answer.
+
+    The answer prompt asks the model to say it could not find the answer; a reply that then
+    lists the closest passages with citations is still "not found", while one that first
+    states something with a citation is an answer, whatever it adds about the rest.
+    """
+    first = split_sentences(reply)[:1]
+    return bool(first) and not _CITE.search(first[0]) and bool(_NOT_FOUND.search(first[0]))
 
 
 class DraftOut(BaseModel):
@@ -162,7 +185,9 @@ class LLMStrategies:
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         if not text.strip():
             raise RagloopError("the LLM returned an empty answer")
-        return text.strip(), [int(n) for n in _CITE.findall(text)]
+        text = text.strip()
+        cited = [int(n) for n in _CITE.findall(text)]
+        return (Answer.saying_not_found(text) if says_not_found(text) else text), cited
 
     async def answer_relevancy(
         self, question: str, answer: str, temperature: float = 0.5
