@@ -36,7 +36,7 @@ def checkpoint_serde() -> JsonPlusSerializer:
 class RedactingWrites:
     """Mixin for an async LangGraph checkpointer: checkpoint values, metadata and pending
     writes pass one redaction pass before the saver it is mixed into stores them (SQLite
-    here, Postgres in ``ragloop.serve.chatmemory``); what it reads back builds safe types only."""
+    here, Postgres in ``ragloop.chat.pgmemory``); what it reads back builds safe types only."""
 
     def __init__(self, *args: Any, serde: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, serde=serde or checkpoint_serde(), **kwargs)  # type: ignore[call-arg]

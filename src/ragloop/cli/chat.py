@@ -176,7 +176,7 @@ def chat(
     with err_console.status("building the pipeline…"):
         pipeline = build_pipeline(settings, corpus_dir=corpus)
     url = settings.database_url  # memory, thread locks and (without --traces) traces in Postgres
-    from ragloop.chat.traces import trace_store
+    from ragloop.chat.stores import trace_store
 
     store = trace_store(settings, traces)
     db = Path(settings.data_dir) / "chat.sqlite"

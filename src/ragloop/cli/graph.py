@@ -103,7 +103,8 @@ def ask(
     err_console.print(plain(f"answering from: {pipeline.describe_sources()}", "dim"))
     with err_console.status("thinking…"):
         result = pipeline.run(question, reference=reference)
-    from ragloop.chat.traces import record_turn, trace_store
+    from ragloop.chat.stores import trace_store
+    from ragloop.chat.traces import record_turn
 
     record_turn(
         trace_store(settings),  # Postgres with a database_url, like chat
