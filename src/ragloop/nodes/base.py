@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 
 from ragloop.errors import ConfigError, unknown_name
+from ragloop.eval.metrics import DEFAULT_TEMPERATURE
 from ragloop.eval.metrics.base import MetricResult
 from ragloop.retrievers.adapters import stable_chunk_id
 from ragloop.state import ContextItem
@@ -116,11 +117,11 @@ class Scorer(Protocol):
     """Answer relevancy of the final answer, and a cheap one of the draft for ``decide``."""
 
     async def answer_relevancy(
-        self, question: str, answer: str, temperature: float = 0.5
+        self, question: str, answer: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult: ...
 
     async def draft_relevancy(
-        self, question: str, draft: str, temperature: float = 0.5
+        self, question: str, draft: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult:
         """A cheap relevancy of the draft for decide (no LLM call)."""
         ...
