@@ -36,11 +36,16 @@ def code_print() -> str:
 
     root = Path(ragloop.__file__).parent
     files = [*root.glob("graph/*.py"), *root.glob("nodes/*.py"), *root.glob("retrievers/*.py")]
-    files += [root / n for n in ("pipeline.py", "config.py", "text.py", "data/answer_cache.jsonl")]
+    files += [*root.glob("config/*.py")]
+    files += [
+        root / n for n in ("pipeline.py", "assembly.py", "text.py", "data/answer_cache.jsonl")
+    ]
+    missing = [p for p in files if not p.is_file()]
+    if missing:  # a module moved: the print must follow it, or runs of changed code are reused
+        raise RuntimeError(f"code_print: no such file {missing[0]}")
     sha = hashlib.sha256()
     for path in sorted(files):
-        if path.is_file():
-            sha.update(path.name.encode() + path.read_bytes())
+        sha.update(str(path.relative_to(root)).encode() + path.read_bytes())
     return sha.hexdigest()[:16]
 
 
