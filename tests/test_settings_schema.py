@@ -190,3 +190,17 @@ def test_the_configuration_doc_table_is_the_schema():
     assert table == settings_table(app), "regenerate it: ragloop settings"
     out = CliRunner().invoke(app, ["settings"])
     assert out.exit_code == 0 and out.output == settings_table(app)
+
+
+def test_experiment_flags_override_the_specs_settings_and_a_grid_axis_still_varies(tmp_path):
+    from ragloop.experiments.spec import load_spec
+    from tests.test_cli_conventions import _two_config_spec
+
+    spec = _two_config_spec(tmp_path)  # [settings] llm_max_tokens = 77; [grid] max_iterations
+    checked = load_spec(spec, overrides={"k": 3, "max_iterations": 2, "llm_max_tokens": 50})
+    assert checked.settings.k == 3 and checked.settings.llm_max_tokens == 50
+    assert [c.settings.k for c in checked.configurations] == [3, 3]
+    assert [c.context().k for c in checked.configurations] == [3, 3]  # reaches the runs
+    assert [c.settings.max_iterations for c in checked.configurations] == [1, 1]  # the grid's
+    bad = CliRunner().invoke(app, ["experiment", str(spec), "-q", "-k", "0"])
+    assert bad.exit_code == 2 and "command-line flags: setting 'k'" in bad.output

@@ -77,8 +77,7 @@ class Settings(BaseSettings):
     )
     corpus_dir: Path | None = Field(
         None,
-        description="the documents answers come from (none: the folder the index was built "
-        "from, else the demo base)",
+        description="the documents answers come from (unset: the folder the index was built from)",
         json_schema_extra=_flags("--corpus"),
     )
     data_dir: Path = Field(Path(".ragloop"), description="chat memory, traces and caches")
