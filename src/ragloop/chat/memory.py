@@ -14,12 +14,10 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from ragloop.redact import redact_value
+from ragloop.redact import redact_value, secret_values
 
 
 def _secrets() -> list[str]:
-    from ragloop.redact import secret_values
-
     return secret_values()
 
 

@@ -146,7 +146,7 @@ def _answer_first(
     *RUN_FLAGS,
     help={
         "llm": "judge model, e.g. openai:gpt-4o-mini (none: the offline variants)",
-        "embeddings": "embeddings of the metrics that need them (none given: wordllama)",
+        "embeddings": "embeddings of the metrics that need them (without it: wordllama)",
         "index_dir": "with --run: the index folder",
     },
     flag_only=("llm", "embeddings"),

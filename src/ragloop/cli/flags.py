@@ -57,11 +57,18 @@ def _plain(value: Any) -> Any:
 
 
 def flag_help(name: str, text: str | None = None, *, env: bool = True) -> str:
-    """The help of a setting's flag: what it does, its environment variable and its default."""
+    """The help of a setting's flag: what it does, its environment variable, bounds, default.
+
+    ``env`` False: the command reads the setting from this flag only; a command's own
+    ``text`` then says what happens without it (``eval --embeddings`` has its own default).
+    """
     what = text or Settings.model_fields[name].description or name
-    where = f"{env_var(name)}; " if env else "the environment is not read; "
     bounds = f"{bounds_text(name)}; " if bounds_text(name) else ""
-    return f"{what} ({where}{bounds}default {default_text(name)})"
+    if env:
+        return f"{what} ({env_var(name)}; {bounds}default {default_text(name)})"
+    if text:
+        return f"{what} (this flag only, not {env_var(name)})"
+    return f"{what} (this flag only, not {env_var(name)}; default {default_text(name)})"
 
 
 def option(name: str, text: str | None = None, *, env: bool = True) -> tuple[type, Any]:

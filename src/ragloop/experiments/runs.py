@@ -22,6 +22,7 @@ from ragloop.experiments.grid import Configuration
 from ragloop.experiments.spec import ExperimentSpec
 from ragloop.experiments.stats import context_hit
 from ragloop.redact import redact_text, redact_value, secret_values
+from ragloop.retrievers.corpus import fingerprint
 
 #: progress(done, total, what): units are graph runs plus evaluation jobs across the grid
 Progress = Callable[[int, int, str], Any]
@@ -51,8 +52,6 @@ def code_print() -> str:
 
 def build_identity(spec: ExperimentSpec, llm: Any, embeddings: Any) -> dict[str, Any]:
     """What a graph run depends on besides its row and context: code, settings, models, corpora."""
-    from ragloop.retrievers.corpus import fingerprint
-
     return {
         "code": code_print(),
         "settings": spec.settings.model_dump(mode="json", exclude={"index_dir", "data_dir"}),
