@@ -101,7 +101,7 @@ def check(url: str, threads: dict[str, list[str]]) -> dict[str, int]:
     """Lost/duplicated turns and incomplete histories, read from Postgres (state and traces)."""
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    from ragloop.serve.traces import PgTraceStore
+    from ragloop.chat.pgtraces import PgTraceStore
     from ragloop.state import as_messages
 
     store = PgTraceStore(url)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ragloop.config import Settings
+from ragloop.config import Settings, profile_field
 from ragloop.errors import ConfigError
 from ragloop.llm.faults import with_llm_retries
 from ragloop.llm.profile import ClientConfig, resolve
@@ -19,11 +19,9 @@ from ragloop.llm.retry import RetryPolicy
 from ragloop.nodes.llm import LLMStrategies
 from ragloop.providers import get_chat_model
 
+#: the settings that configure the LLM client, and the profile field each one sets
 _CLIENT_FIELDS = {
-    "llm_timeout": "timeout",
-    "llm_max_retries": "max_retries",
-    "llm_max_tokens": "max_tokens",
-    "llm_structured": "structured",
+    name: field for name in Settings.model_fields if (field := profile_field(name)) is not None
 }
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ragloop.config import Settings
+from ragloop.data import KB_DIR
 from ragloop.errors import ConfigError, IndexError_
+from ragloop.retrievers.index import read_manifest
 from ragloop.safety.owned import check_replaceable
 
 
@@ -27,8 +29,6 @@ def no_index_error(index_dir: Path) -> IndexError_:
 
 def indexed_corpus(index_dir: Path) -> Path | None:
     """The corpus an existing index was built from (even when that folder is gone now)."""
-    from ragloop.retrievers.index import read_manifest
-
     if not (Path(index_dir) / "manifest.json").is_file():
         return None
     folder = read_manifest(index_dir).get("corpus_dir")
@@ -55,8 +55,6 @@ def choose_corpus(
     settings: Settings, corpus_dir: str | Path | None = None, *, demo: bool = False
 ) -> Path:
     """The corpus to answer from: ``--corpus``, the setting, the index's own, or the demo."""
-    from ragloop.data import KB_DIR
-
     folder = check_index_dir(settings)
     explicit = corpus_dir or settings.corpus_dir
     if demo:
@@ -87,8 +85,6 @@ def describe_web(web: Any) -> str:
 
 def describe(corpus: Path, index_dir: Path, index: Any, web: Any) -> dict[str, str]:
     """What a pipeline answers from: corpus, index folder and size, web source."""
-    from ragloop.data import KB_DIR
-
     demo = " (bundled demo base)" if Path(corpus).resolve() == KB_DIR.resolve() else ""
     chunks = len(getattr(index, "chunks", []) or [])
     return {

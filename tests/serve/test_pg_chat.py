@@ -9,10 +9,10 @@ import uuid
 
 from typer.testing import CliRunner
 
+from ragloop.chat.pgmemory import pg_thread_lock
+from ragloop.chat.pgtraces import PgTraceStore
 from ragloop.chat.session import ChatSession
 from ragloop.cli import app
-from ragloop.serve.chatmemory import pg_thread_lock
-from ragloop.serve.traces import PgTraceStore
 from tests.conftest import CORPUS
 from tests.fakes.strategies import ScriptedStrategies
 from tests.test_chat import KEY, fake_pipeline

@@ -8,12 +8,12 @@ import functools
 import math
 import uuid
 
+from ragloop.chat.pgtraces import PgTraceStore
 from ragloop.chat.traces import Trace
 from ragloop.graph.builder import build_graph
 from ragloop.redact import safe_url
 from ragloop.serve.graph import record_server_turn
 from ragloop.serve.memory import async_postgres_saver, postgres_saver
-from ragloop.serve.traces import PgTraceStore
 from ragloop.state import State
 
 REF = "The P-40 pump moves 40 litres per minute."

@@ -15,8 +15,8 @@ pytest.importorskip(
 
 from langgraph_sdk import get_client  # noqa: E402
 
+from ragloop.chat.pgtraces import PgTraceStore  # noqa: E402
 from ragloop.serve.dev import start_dev_server, stop_server, wait_ready, write_config  # noqa: E402
-from ragloop.serve.traces import PgTraceStore  # noqa: E402
 from tests.serve.conftest import offline_server_env  # noqa: E402
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"

@@ -14,12 +14,10 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from ragloop.redact import redact_value
+from ragloop.redact import redact_value, secret_values
 
 
 def _secrets() -> list[str]:
-    from ragloop.redact import secret_values
-
     return secret_values()
 
 
@@ -36,7 +34,7 @@ def checkpoint_serde() -> JsonPlusSerializer:
 class RedactingWrites:
     """Mixin for an async LangGraph checkpointer: checkpoint values, metadata and pending
     writes pass one redaction pass before the saver it is mixed into stores them (SQLite
-    here, Postgres in ``ragloop.serve.chatmemory``); what it reads back builds safe types only."""
+    here, Postgres in ``ragloop.chat.pgmemory``); what it reads back builds safe types only."""
 
     def __init__(self, *args: Any, serde: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, serde=serde or checkpoint_serde(), **kwargs)  # type: ignore[call-arg]

@@ -1,5 +1,5 @@
 """A chat over the graph with memory: a LangGraph checkpointer keyed by thread id (SQLite, or
-Postgres with a ``database_url``: ``ragloop.serve.chatmemory``)."""
+Postgres with a ``database_url``: ``ragloop.chat.pgmemory``)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 
+from ragloop.chat.pgmemory import open_pg_chat_saver, pg_thread_lock
+from ragloop.chat.pgtraces import PgTraceStore
 from ragloop.chat.traces import TraceStore, redact, trace_from_result
 from ragloop.chat.turn_traces import checkpoint_id, repair_trace
 from ragloop.errors import ConfigError, RagloopError
@@ -22,9 +24,6 @@ from ragloop.graph.result import RunResult
 from ragloop.nodes.condense import Condenser, HeuristicCondenser, Turn
 from ragloop.nodes.turn import turns_of
 from ragloop.state import State, as_messages, is_user, standalone_of
-
-if TYPE_CHECKING:
-    from ragloop.serve.traces import PgTraceStore
 
 T = TypeVar("T")
 StepCallback = Callable[[str, str], None]
@@ -103,8 +102,6 @@ class ChatSession:
         from ragloop.graph.builder import build_graph
 
         if self.database_url:
-            from ragloop.serve.chatmemory import open_pg_chat_saver
-
             saver = await open_pg_chat_saver(self.database_url, self._stack)
             return build_graph(self.pipeline.deps, checkpointer=saver, output_schema=State)
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -190,8 +187,6 @@ class ChatSession:
     async def _thread_lock(self) -> AsyncIterator[None]:
         """The inter-process lock of this thread: read history, run, save happen under it."""
         if self.database_url:  # a file lock holds on one machine only
-            from ragloop.serve.chatmemory import pg_thread_lock
-
             async with pg_thread_lock(self.database_url, self.thread_id):
                 yield
             return

@@ -16,8 +16,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ragloop.chat.session import history_from_state
+from ragloop.chat.traces import TraceStore
 from ragloop.errors import DatasetError
-from ragloop.eval.schema import Message, MultiTurnSample, ToolCall
+from ragloop.eval.schema import EvaluationDataset, Message, MultiTurnSample, ToolCall
 
 TRACES_NAME = "traces.sqlite"
 
@@ -64,8 +66,6 @@ def turns_to_messages(turns: Iterable[Any]) -> list[Message]:
 
 
 def _from_traces(path: Path) -> list[MultiTurnSample]:
-    from ragloop.chat.traces import TraceStore
-
     by_thread: dict[str, list[Any]] = {}
     for turn in TraceStore(path).turns():
         by_thread.setdefault(turn.thread or f"turn-{turn.id}", []).append(turn)
@@ -77,8 +77,6 @@ def _from_traces(path: Path) -> list[MultiTurnSample]:
 
 def _from_checkpoints(path: Path) -> list[MultiTurnSample]:
     from langgraph.checkpoint.sqlite import SqliteSaver
-
-    from ragloop.chat.session import history_from_state
 
     latest: dict[str, dict[str, Any]] = {}
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False) as conn:
@@ -116,8 +114,6 @@ def load_threads(path: str | Path) -> list[MultiTurnSample]:
 
 def thread_dataset(path: str | Path, topics: str | None = None) -> Any:
     """The recorded threads as an EvaluationDataset; ``topics`` ("a,b") as reference_topics."""
-    from ragloop.eval.schema import EvaluationDataset
-
     samples = load_threads(path)
     wanted = [t.strip() for t in (topics or "").split(",") if t.strip()]
     if wanted:

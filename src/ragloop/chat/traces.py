@@ -205,16 +205,6 @@ def trace_from_result(
     )
 
 
-def trace_store(settings: Any, explicit: str | Path | None = None) -> Any:
-    """Where served turns are kept: ``explicit``, else Postgres with a ``database_url``
-    (every replica writes one table), else ``<data_dir>/traces.sqlite``."""
-    if explicit is None and getattr(settings, "database_url", None):
-        from ragloop.serve.traces import PgTraceStore
-
-        return PgTraceStore(settings.database_url)
-    return TraceStore(explicit or Path(settings.data_dir) / "traces.sqlite")
-
-
 def record_turn(
     store: Any,
     result: Any,

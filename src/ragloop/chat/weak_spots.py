@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ragloop.chat.traces import Trace
-from ragloop.errors import ConfigError
+from ragloop.errors import ConfigError, MissingColumnsError
+from ragloop.eval.metrics.base import get_metric_class
 
 #: metrics run on traces by default (the runner swaps in offline variants without an LLM)
 DEFAULT_METRICS = ("answer_relevancy", "context_relevance")
@@ -81,9 +82,6 @@ async def _score_directly(
     rows: list[dict[str, Any]], names: list[str], llm: Any, embeddings: Any
 ) -> Scored:
     """Score rows metric by metric without the runner (no cache, no retries)."""
-    from ragloop.errors import MissingColumnsError
-    from ragloop.eval.metrics.base import get_metric_class
-
     built = {}
     for name in names:
         real = name if llm is not None else _OFFLINE.get(name, name)

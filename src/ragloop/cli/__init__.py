@@ -113,25 +113,6 @@ def read_stdin_arg(value: str, what: str) -> str:
     return user_text(text, what, replaced)
 
 
-TIMEOUT_HELP = (
-    "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT; default 60, 30 for a local server)"
-)
-MAX_TOKENS_HELP = (
-    "most tokens an LLM reply may have (RAGLOOP_LLM_MAX_TOKENS; default 1024, 256 for a local "
-    "server)"
-)
-MAX_RETRIES_HELP = (
-    "retries of a failed LLM request (RAGLOOP_LLM_MAX_RETRIES; default 2, 1 for a local server)"
-)
-
-
-def llm_knobs(
-    timeout: float | None, max_tokens: int | None, max_retries: int | None
-) -> dict[str, Any]:
-    """The LLM flags as Settings overrides (None: keep the environment's or the default)."""
-    return {"llm_timeout": timeout, "llm_max_tokens": max_tokens, "llm_max_retries": max_retries}
-
-
 def print_error(message: str) -> None:
     """``error: message`` on stderr: redacted, printed as text, controls neutralised."""
     from ragloop.redact import redact
@@ -194,6 +175,7 @@ def _register_commands() -> None:
         "experiment",
         "serve",
         "testset",
+        "settings",
     ):
         try:
             importlib.import_module(f"ragloop.cli.{module}")

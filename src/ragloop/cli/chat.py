@@ -10,17 +10,8 @@ from typing import Any
 
 import typer
 
-from ragloop.cli import (
-    MAX_RETRIES_HELP,
-    MAX_TOKENS_HELP,
-    TIMEOUT_HELP,
-    app,
-    console,
-    err_console,
-    friendly,
-    llm_knobs,
-    user_text,
-)
+from ragloop.cli import app, console, err_console, friendly, user_text
+from ragloop.cli.flags import LLM_FLAGS, RUN_FLAGS, setting_flags
 from ragloop.cli.graph import show_result
 from ragloop.config import load_settings
 from ragloop.errors import RagloopError
@@ -152,31 +143,22 @@ def chat_loop(session: Any) -> None:
 
 @app.command()
 @friendly
+@setting_flags("llm", "corpus_dir", "index_dir", *RUN_FLAGS, *LLM_FLAGS)
 def chat(
     thread: str = typer.Option(None, "--thread", help="resume this conversation (default: new)"),
-    llm: str = typer.Option(
-        None, "--llm", help="none (offline, default), provider:model or a registered name"
-    ),
-    corpus: Path = typer.Option(
-        None, "--corpus", help="corpus folder (default: the index's corpus)"
-    ),
-    index_dir: Path = typer.Option(None, "--index", help="index folder"),
     traces: Path = typer.Option(None, "--traces", help="trace store (default: data folder)"),
-    timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),
-    max_tokens: int = typer.Option(None, "--max-tokens", help=MAX_TOKENS_HELP),
-    max_retries: int = typer.Option(None, "--max-retries", help=MAX_RETRIES_HELP),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Chat with memory across turns; every turn is recorded in the trace store."""
     from ragloop.chat.session import ChatSession
     from ragloop.pipeline import build_pipeline
 
-    settings = load_settings(
-        llm=llm, index_dir=index_dir, **llm_knobs(timeout, max_tokens, max_retries)
-    )
+    settings = load_settings(**flags)
     with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(settings, corpus_dir=corpus)
+        pipeline = build_pipeline(settings)
     url = settings.database_url  # memory, thread locks and (without --traces) traces in Postgres
-    from ragloop.chat.traces import trace_store
+    from ragloop.chat.stores import trace_store
 
     store = trace_store(settings, traces)
     db = Path(settings.data_dir) / "chat.sqlite"

@@ -14,17 +14,14 @@ from rich.table import Table
 
 from ragloop.cli import (
     EXIT_NOTHING_MEASURED,
-    MAX_RETRIES_HELP,
-    MAX_TOKENS_HELP,
     STDIN,
-    TIMEOUT_HELP,
     app,
     console,
     err_console,
     friendly,
-    llm_knobs,
     progress_bar,
 )
+from ragloop.cli.flags import LLM_FLAGS, RUN_FLAGS, setting_flags
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
 from ragloop.safety.console import plain, shown
 
@@ -141,6 +138,19 @@ def _answer_first(
 
 @app.command("eval")
 @friendly
+@setting_flags(
+    "llm",
+    "embeddings",
+    "index_dir",
+    *LLM_FLAGS,
+    *RUN_FLAGS,
+    help={
+        "llm": "judge model, e.g. openai:gpt-4o-mini (none: the offline variants)",
+        "embeddings": "embeddings of the metrics that need them (without it: wordllama)",
+        "index_dir": "with --run: the index folder",
+    },
+    flag_only=("llm", "embeddings"),
+)
 def eval_command(
     dataset: Path = typer.Argument(
         None, help="dataset file: .jsonl, .json or .csv; - reads JSON lines from stdin"
@@ -148,16 +158,8 @@ def eval_command(
     metrics: str = typer.Option(
         None, "--metrics", "-m", help="comma-separated names (default: chosen from the columns)"
     ),
-    llm: str = typer.Option(
-        None, "--llm", help="judge model, e.g. openai:gpt-4o-mini (default: offline variants)"
-    ),
-    embeddings: str = typer.Option(
-        None, "--embeddings", help="embeddings spec: wordllama (default) or openai:<model>"
-    ),
     out: Path = typer.Option(None, "--out", help="folder for rows.jsonl and summary.json"),
     concurrency: int = typer.Option(16, "--concurrency", min=1, help="jobs at a time"),
-    timeout: float = typer.Option(None, "--timeout", min=0.001, help=TIMEOUT_HELP),
-    max_retries: int = typer.Option(None, "--max-retries", min=0, help=MAX_RETRIES_HELP),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="cache folder (.ragloop/cache)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="no call cache, no resume journal"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
@@ -168,16 +170,20 @@ def eval_command(
     run: bool = typer.Option(
         False, "--run", help="answer rows without a response with the pipeline first"
     ),
-    index_dir: Path = typer.Option(None, "--index", help="with --run: index folder"),
     limit: int = typer.Option(None, "--limit", min=1, help="only the first N rows of the file"),
-    max_tokens: int = typer.Option(None, "--max-tokens", min=1, help=MAX_TOKENS_HELP),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
     threads: Path = typer.Option(
         None, "--threads", help="score recorded conversations (chat.sqlite) with multi-turn metrics"
     ),
     topics: str = typer.Option(None, "--topics", help="with --threads: allowed topics, a,b,c"),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Score a dataset (or recorded traffic) with metrics; bad rows are reported, never fatal."""
+    llm = flags.pop("llm", None)  # the judge: from --llm only, never RAGLOOP_LLM
+    embeddings = flags.pop("embeddings", None)
+    index_dir = flags.pop("index_dir", None)
+    llm_options = {k: v for k, v in flags.items() if k in LLM_FLAGS}
     if out is not None:  # before any scoring: not an input, not a folder of the user's files
         from ragloop.safety.paths import check_output
 
@@ -198,7 +204,7 @@ def eval_command(
             metrics=metrics,
             llm=llm,
             quiet=quiet,
-            llm_options=llm_knobs(timeout, max_tokens, max_retries),
+            llm_options=llm_options,
         )
         return
     if threads is not None:
@@ -230,7 +236,7 @@ def eval_command(
     )
     # one configuration path: flags, then RAGLOOP_LLM_*, then the profile (local or remote);
     # the runner retries jobs itself (max_retries, timeout per attempt), the client does not
-    settings = load_settings(llm=llm or "none", **llm_knobs(timeout, max_tokens, max_retries))
+    settings = load_settings(**flags, llm=llm or "none")  # the run settings too, for --run
     chat, client = judge_model_for(settings, os.environ)
     emb = get_embeddings(embeddings, env=os.environ) if embeddings else None
     data: Any = source

@@ -10,17 +10,9 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ragloop.cli import (
-    MAX_RETRIES_HELP,
-    MAX_TOKENS_HELP,
-    TIMEOUT_HELP,
-    app,
-    err_console,
-    friendly,
-    llm_knobs,
-    progress_bar,
-)
+from ragloop.cli import app, err_console, friendly, progress_bar
 from ragloop.cli import console as default_console
+from ragloop.cli.flags import LLM_FLAGS, RUN_FLAGS, setting_flags
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
 from ragloop.safety.console import plain, shown
 
@@ -88,23 +80,25 @@ def _as_json(result: Any) -> dict[str, Any]:
 
 @app.command("experiment")
 @friendly
+@setting_flags(*LLM_FLAGS, *RUN_FLAGS)
 def experiment_command(
     spec: Path = typer.Argument(..., help="experiment spec (.toml), e.g. experiments/demo.toml"),
     out: Path = typer.Option(None, "--out", help="output folder (default: the spec's 'out')"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     no_cache: bool = typer.Option(False, "--no-cache", help="re-run every graph run and score"),
-    timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),
-    max_tokens: int = typer.Option(None, "--max-tokens", help=MAX_TOKENS_HELP),
-    max_retries: int = typer.Option(None, "--max-retries", help=MAX_RETRIES_HELP),
     as_json: bool = typer.Option(False, "--json", help="print the results as JSON"),
     wide: bool = typer.Option(False, "--wide", help="every column of results.csv, however wide"),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Compare configurations (retrievers, prompts, judge modes) on a dataset and pick the best."""
     from ragloop.experiments.experiment import ExperimentInterrupted, inputs_of, run_experiment
     from ragloop.experiments.spec import load_spec
     from ragloop.safety.paths import check_output
 
-    checked = load_spec(spec)  # every problem in the spec is reported before any work
+    # every problem in the spec (and the flags, which override its [settings]) is reported
+    # before any work; a [grid] axis still varies its own setting
+    checked = load_spec(spec, overrides=flags)
     if out is not None:  # with --out, nothing is written outside it (the cache included)
         import dataclasses
 
@@ -114,14 +108,6 @@ def experiment_command(
         checked = dataclasses.replace(
             checked, out=claim_output_folder(out), cache_dir=out / "cache"
         )
-    knobs = {k: v for k, v in llm_knobs(timeout, max_tokens, max_retries).items() if v is not None}
-    if knobs:  # the flags override the spec's [settings] (validated like any setting)
-        import dataclasses
-
-        from ragloop.config import load_settings
-
-        merged = load_settings(**{**checked.settings.model_dump(exclude_unset=True), **knobs})
-        checked = dataclasses.replace(checked, settings=merged)
     options: dict[str, Any] = {"out": out or checked.out, "env": os.environ, "cache": not no_cache}
     say = lambda text: err_console.print(text, markup=False)  # noqa: E731
     try:

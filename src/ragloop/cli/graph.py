@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
 
-from ragloop.cli import (
-    MAX_RETRIES_HELP,
-    MAX_TOKENS_HELP,
-    TIMEOUT_HELP,
-    app,
-    console,
-    err_console,
-    friendly,
-    llm_knobs,
-    read_stdin_arg,
-)
+from ragloop.cli import app, console, err_console, friendly, read_stdin_arg
+from ragloop.cli.flags import LLM_FLAGS, RUN_FLAGS, setting_flags
 from ragloop.config import load_settings
 from ragloop.graph.result import RunResult
 from ragloop.safety.console import plain, shown
@@ -58,28 +49,22 @@ def show_result(result: RunResult) -> None:
 
 @app.command()
 @friendly
+@setting_flags("llm", "corpus_dir", "index_dir", *RUN_FLAGS, *LLM_FLAGS)
 def ask(
     question: str = typer.Argument(..., help="the question; - reads it from standard input"),
-    llm: str = typer.Option(
-        None, "--llm", help="none (offline, default), provider:model or a registered name"
-    ),
     retriever: str = typer.Option(
-        None, "--retriever", help="retriever to start with (any registered name)"
+        None,
+        "--retriever",
+        help="retriever to start with, the others kept in their order (any registered name)",
     ),
-    max_iterations: int = typer.Option(None, "--max-iterations", help="cap on corrective loops"),
-    corpus: Path = typer.Option(
-        None, "--corpus", help="corpus folder (default: the one the index was built from)"
-    ),
-    index_dir: Path = typer.Option(None, "--index", help="index folder"),
     demo: bool = typer.Option(False, "--demo", help="answer from the bundled demo base"),
     force: bool = typer.Option(
         False, "--force", help="rebuild an index made from another corpus or chunking"
     ),
     reference: str = typer.Option(None, "--reference", help="judge recall against this answer"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
-    timeout: float = typer.Option(None, "--timeout", help=TIMEOUT_HELP),
-    max_tokens: int = typer.Option(None, "--max-tokens", help=MAX_TOKENS_HELP),
-    max_retries: int = typer.Option(None, "--max-retries", help=MAX_RETRIES_HELP),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Answer a question with citations, and show the path the loop took and its scores."""
     from ragloop.errors import ConfigError
@@ -88,22 +73,17 @@ def ask(
     question = read_stdin_arg(question, "question")
     if not question.strip():
         raise ConfigError('the question is empty: ragloop ask "your question"')
-    given = dict(
-        llm=llm,
-        index_dir=index_dir,
-        max_iterations=max_iterations,
-        **llm_knobs(timeout, max_tokens, max_retries),
-    )
-    settings = load_settings(**given)
+    settings = load_settings(**flags)
     if retriever:  # start with it, keep the others in their order; the name is validated
         rest = [r for r in settings.retrievers if r != retriever]
-        settings = load_settings(**given, retrievers=[retriever, *rest])
+        settings = load_settings(**{**flags, "retrievers": [retriever, *rest]})
     with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(settings, corpus_dir=corpus, demo=demo, force=force)
+        pipeline = build_pipeline(settings, demo=demo, force=force)
     err_console.print(plain(f"answering from: {pipeline.describe_sources()}", "dim"))
     with err_console.status("thinking…"):
         result = pipeline.run(question, reference=reference)
-    from ragloop.chat.traces import record_turn, trace_store
+    from ragloop.chat.stores import trace_store
+    from ragloop.chat.traces import record_turn
 
     record_turn(
         trace_store(settings),  # Postgres with a database_url, like chat

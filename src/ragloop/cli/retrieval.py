@@ -11,12 +11,14 @@ import typer
 from rich.table import Table
 
 from ragloop.cli import app, console, friendly, progress_bar, read_stdin_arg
+from ragloop.cli.flags import setting_flags
 from ragloop.config import load_settings
 from ragloop.safety.console import plain
 
 
 @app.command()
 @friendly
+@setting_flags("embeddings")
 def index(
     path: Path = typer.Argument(None, help="corpus folder: your documents"),
     out: Path = typer.Option(None, "--out", help="index folder (default: RAGLOOP_INDEX_DIR)"),
@@ -24,10 +26,9 @@ def index(
     force: bool = typer.Option(
         False, "--force", help="replace an index built from another corpus or chunking"
     ),
-    embeddings: str = typer.Option(
-        None, help="embeddings: minilm (default), wordllama (fast) or openai:<model>"
-    ),
     as_json: bool = typer.Option(False, "--json", help="print the index report as JSON"),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Chunk and index a folder of documents (dense + sparse), and report how each was read.
 
@@ -44,7 +45,7 @@ def index(
     from ragloop.retrievers.index import build_index, check_replace
     from ragloop.safety.paths import check_output
 
-    settings = load_settings(embeddings=embeddings)
+    settings = load_settings(**flags)
     if demo == (path is not None):
         raise ConfigError(
             "give the folder to index: `ragloop index PATH` (your documents), or "
@@ -173,16 +174,19 @@ def print_parsing(rows: list[dict[str, Any]], dropped: int) -> None:
 
 @app.command()
 @friendly
+@setting_flags("k", "index_dir")
 def retrieve(
     question: str = typer.Argument(..., help="the question to retrieve for; - reads stdin"),
     retriever: str = typer.Option(
-        "hybrid", "--retriever", "-r", help="dense, sparse, hybrid or a registered name"
-    ),
-    k: int = typer.Option(5, "-k", min=1, help="how many chunks"),
-    index_dir: Path = typer.Option(
-        None, "--index", help="index folder (default: RAGLOOP_INDEX_DIR)"
+        None,
+        "--retriever",
+        "-r",
+        help="dense, sparse, hybrid or a registered name (default: the first retriever of "
+        "RAGLOOP_RETRIEVERS)",
     ),
     as_json: bool = typer.Option(False, "--json", help="print the chunks as JSON"),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Print the ranked chunks a retriever returns, with score and source."""
     from ragloop.errors import ConfigError
@@ -193,10 +197,10 @@ def retrieve(
     question = read_stdin_arg(question, "question")
     if not question.strip():
         raise ConfigError('the question is empty: pass some text, e.g. ragloop retrieve "..."')
-    settings = load_settings()
-    folder = index_dir or settings.index_dir
-    idx = load_index(folder, get_embeddings(settings.embeddings), settings.embeddings)
-    docs = get_retriever(retriever, idx, k=k).invoke(question)
+    settings = load_settings(**flags)
+    retriever = retriever or settings.retrievers[0]
+    idx = load_index(settings.index_dir, get_embeddings(settings.embeddings), settings.embeddings)
+    docs = get_retriever(retriever, idx, k=settings.k).invoke(question)
     if as_json:
         chunks = [
             {"rank": n, "id": d.id, "score": d.metadata.get("score"), "text": d.page_content}

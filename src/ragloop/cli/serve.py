@@ -10,33 +10,30 @@ from __future__ import annotations
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from ragloop.cli import app, console, friendly
+from ragloop.cli.flags import setting_flags
 
 
 @app.command()
 @friendly
+@setting_flags("corpus_dir", "database_url")
 def serve(
     port: int = typer.Option(2024, "--port", help="port (0: any free port)", min=0, max=65535),
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
-    corpus: Path = typer.Option(
-        None, "--corpus", help="corpus folder (RAGLOOP_CORPUS_DIR; default: the index's)"
-    ),
-    database_url: str = typer.Option(
-        None,
-        "--database-url",
-        help="Postgres for threads, traces and the index (RAGLOOP_DATABASE_URL)",
-        show_default=False,
-    ),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Serve the graph with LangGraph Server: threads are chats, runs are turns, all traced."""
     from ragloop.config import load_settings
     from ragloop.redact import safe_url
     from ragloop.serve.dev import claim_port, dev_command, server_env, wait_ready, write_config
 
-    settings = load_settings(corpus_dir=corpus, database_url=database_url)  # checked first
+    settings = load_settings(**flags)  # checked first
+    corpus = flags.get("corpus_dir")
     url = settings.database_url
     config = write_config(Path(settings.data_dir).resolve() / "server", postgres=bool(url))
     extra = {"RAGLOOP_DATA_DIR": str(Path(settings.data_dir).resolve())}

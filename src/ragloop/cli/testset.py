@@ -4,44 +4,32 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from ragloop.cli import (
-    EXIT_NOTHING_MEASURED,
-    MAX_RETRIES_HELP,
-    MAX_TOKENS_HELP,
-    TIMEOUT_HELP,
-    app,
-    console,
-    err_console,
-    friendly,
-    llm_knobs,
-    progress_bar,
-)
+from ragloop.cli import EXIT_NOTHING_MEASURED, app, console, err_console, friendly, progress_bar
+from ragloop.cli.flags import LLM_FLAGS, setting_flags
 from ragloop.safety.console import plain
 
 
 @app.command()
 @friendly
+@setting_flags("llm", *LLM_FLAGS, flag_only=("llm",))
 def testset(
     corpus: Path = typer.Argument(..., help="corpus folder, or an index folder built from one"),
     size: int = typer.Option(50, "--size", "-n", help="how many questions"),
     out: Path = typer.Option(Path("testset.jsonl"), "--out", "-o", help="JSON lines file"),
     seed: int = typer.Option(0, "--seed", help="the same seed and corpus give the same set"),
-    llm: str = typer.Option(
-        "none", "--llm", help="none (offline heuristics) or openai:<model> (OPENAI_BASE_URL)"
-    ),
     force: bool = typer.Option(False, "--force", help="replace --out if it exists"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
-    timeout: float = typer.Option(None, "--timeout", min=0.001, help=TIMEOUT_HELP),
-    max_tokens: int = typer.Option(None, "--max-tokens", min=1, help=MAX_TOKENS_HELP),
-    max_retries: int = typer.Option(None, "--max-retries", min=0, help=MAX_RETRIES_HELP),
     persona: list[str] = typer.Option(
         [],
         "--persona",
         help='who asks: "name: role description" (repeat for several); conditions the questions',
     ),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Generate questions (specific, paraphrased, multi-passage, abstract, unanswerable)."""
     from ragloop.errors import ConfigError
@@ -61,12 +49,13 @@ def testset(
     if out.exists() and not force:
         raise ConfigError(f"{out} exists: pass --force to replace it, or choose another --out")
     model = None
-    if llm != "none":
+    llm = flags.get("llm")
+    if llm and llm != "none":
         from ragloop.assembly import chat_model_for
         from ragloop.config import load_settings
 
         # the one LLM-client path: retried like ask, a fault ends in one line naming the server
-        settings = load_settings(llm=llm, **llm_knobs(timeout, max_tokens, max_retries))
+        settings = load_settings(**flags)
         model = chat_model_for(settings)
     with progress_bar("generating questions") as bar:
         task = bar.add_task("generate", total=size)

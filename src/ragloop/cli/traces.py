@@ -16,6 +16,7 @@ from ragloop.cli import (
     err_console,
     friendly,
 )
+from ragloop.cli.flags import setting_flags
 from ragloop.config import load_settings
 from ragloop.errors import ConfigError
 from ragloop.safety.console import shown
@@ -117,16 +118,21 @@ def report_traces(
 
 @app.command("eval-traces")
 @friendly
+@setting_flags(
+    "llm", help={"llm": "judge with an LLM (default: offline metrics)"}, flag_only=("llm",)
+)
 def eval_traces(
     path: Path = typer.Argument(..., help="trace store (traces.sqlite in the data folder)"),
     since: str = typer.Option(None, "--since", help="only turns from this date (or 7d, 12h)"),
     metrics: str = typer.Option(None, "--metrics", help="comma-separated metric names"),
-    llm: str = typer.Option(None, "--llm", help="judge with an LLM (default: offline metrics)"),
     top: int = typer.Option(5, "--top", min=1, help="how many lowest-scoring questions"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+    *,
+    flags: dict[str, Any],
 ) -> None:
     """Evaluate recorded traffic and show where the service is weak."""
+    llm = flags.get("llm")
     report_traces(
         path, since=since, metrics=metrics, llm=llm, top=top, as_json=as_json, quiet=quiet
     )

@@ -118,12 +118,17 @@ def _groups(
     return groups
 
 
+#: the default chunk size and overlap in characters (``Settings.chunk_size``/``chunk_overlap``)
+DEFAULT_CHUNK_SIZE = 800
+DEFAULT_CHUNK_OVERLAP = 120
+
+
 def chunk_document(
     doc: ParsedDocument,
     source: str,
     *,
-    chunk_size: int = 800,
-    chunk_overlap: int = 120,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
 ) -> list[Document]:
     """Chunks with ids ``<source>#<n>``; each text starts with its heading path as a # line.
 

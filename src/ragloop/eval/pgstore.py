@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ragloop.errors import ConfigError
+from ragloop.eval.cache import Store
+from ragloop.redact import safe_url
 
 __all__ = ["PgStore", "open_store"]
 
@@ -34,8 +36,6 @@ class PgStore:
     """Key/value rows in ``ragloop_eval_cache``; safe across threads and processes."""
 
     def __init__(self, url: str) -> None:
-        from ragloop.redact import safe_url
-
         self.url = url
         self.path = safe_url(url)  # for messages, like Store.path
         self._warned = False
@@ -97,6 +97,5 @@ def open_store(folder: str | Path, database_url: str | None = None) -> Any:
     machine), else the SQLite ``Store`` in ``folder`` (the default)."""
     if database_url:
         return PgStore(database_url)
-    from ragloop.eval.cache import Store
 
     return Store(folder)

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragloop.redact import redact_value, secret_values
+from ragloop.safety import atomic_writer, claim_output_folder, folder_lock
+
 #: reasons whose whole text is their kind (short and already general)
 _WHOLE = ("skipped:", "missing column")
 
@@ -180,9 +183,6 @@ class EvaluationResult:
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
         """Write ``rows.jsonl`` (one record per row, NaN as null) and ``summary.json``."""
-        from ragloop.redact import redact_value, secret_values
-        from ragloop.safety import atomic_writer, claim_output_folder, folder_lock
-
         out = claim_output_folder(Path(out_dir))  # never into a folder of the user's files
         rows_path, summary_path = out / "rows.jsonl", out / "summary.json"
         secrets = secret_values()

@@ -25,6 +25,7 @@ from ragloop.eval.pgstore import open_store
 from ragloop.eval.plan import Job, load_dataset, plan, set_value
 from ragloop.eval.prepare import build_metrics
 from ragloop.eval.results import EvaluationResult
+from ragloop.llm.faults import fault_message
 from ragloop.llm.retry import Backpressure, Failure, RetryPolicy, Skip, redact, with_retries
 from ragloop.redact import secrets_of
 
@@ -68,7 +69,6 @@ def _server_fault(run: _Run, llm: Any) -> list[str]:
     """The one fault line every command prints, when no LLM job got through the server."""
     if run.fault is None or run.llm_ok or run.fatal is not None:
         return []
-    from ragloop.llm.faults import fault_message
 
     failure, attempts = run.fault
     return [fault_message(llm, failure, attempts, run.secrets)]

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ragloop.data import KB_DIR, QA_PATH, WEB_DIR
 from ragloop.errors import ConfigError, RagloopError
 from ragloop.eval.metrics.base import get_metric_class
 from ragloop.eval.prepare import resolve_name
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
+from ragloop.retrievers.corpus import corpus_files
 from ragloop.safety.paths import confine, confined_name
 from ragloop.testset.cached import cached_testset, is_testset
 
@@ -34,9 +36,6 @@ def _path(raw: dict[str, Any], key: str, where: Path) -> Path | None:
 
 def check_paths(raw: dict[str, Any], where: Path) -> dict[str, Any]:
     """Dataset, corpus and web corpus resolved against the spec's folder; each must exist."""
-    from ragloop.data import KB_DIR, QA_PATH, WEB_DIR
-    from ragloop.retrievers.corpus import corpus_files
-
     if "dataset" not in raw:
         raise spec_error(
             where, f'\'dataset\' is missing: name a .jsonl/.csv file, "{DEMO}" or "testset:N"'

@@ -22,6 +22,7 @@ from ragloop.experiments.grid import Configuration
 from ragloop.experiments.spec import ExperimentSpec
 from ragloop.experiments.stats import context_hit
 from ragloop.redact import redact_text, redact_value, secret_values
+from ragloop.retrievers.corpus import fingerprint
 
 #: progress(done, total, what): units are graph runs plus evaluation jobs across the grid
 Progress = Callable[[int, int, str], Any]
@@ -36,18 +37,21 @@ def code_print() -> str:
 
     root = Path(ragloop.__file__).parent
     files = [*root.glob("graph/*.py"), *root.glob("nodes/*.py"), *root.glob("retrievers/*.py")]
-    files += [root / n for n in ("pipeline.py", "config.py", "text.py", "data/answer_cache.jsonl")]
+    files += [*root.glob("config/*.py")]
+    files += [
+        root / n for n in ("pipeline.py", "assembly.py", "text.py", "data/answer_cache.jsonl")
+    ]
+    missing = [p for p in files if not p.is_file()]
+    if missing:  # a module moved: the print must follow it, or runs of changed code are reused
+        raise RuntimeError(f"code_print: no such file {missing[0]}")
     sha = hashlib.sha256()
     for path in sorted(files):
-        if path.is_file():
-            sha.update(path.name.encode() + path.read_bytes())
+        sha.update(str(path.relative_to(root)).encode() + path.read_bytes())
     return sha.hexdigest()[:16]
 
 
 def build_identity(spec: ExperimentSpec, llm: Any, embeddings: Any) -> dict[str, Any]:
     """What a graph run depends on besides its row and context: code, settings, models, corpora."""
-    from ragloop.retrievers.corpus import fingerprint
-
     return {
         "code": code_print(),
         "settings": spec.settings.model_dump(mode="json", exclude={"index_dir", "data_dir"}),

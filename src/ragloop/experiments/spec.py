@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,12 @@ def _notes(settings: Settings, configs: list[Configuration]) -> list[str]:
     return notes
 
 
-def load_spec(path: str | Path) -> ExperimentSpec:
-    """Read and check an experiment spec; any problem is a ConfigError naming the file and it."""
+def load_spec(path: str | Path, overrides: Mapping[str, Any] | None = None) -> ExperimentSpec:
+    """Read and check an experiment spec; any problem is a ConfigError naming the file and it.
+
+    ``overrides`` (the command's flags) replace settings of the spec's ``[settings]``; a
+    ``[grid]`` axis still varies its own setting.
+    """
     where = Path(path)
     if not where.is_file():
         raise ConfigError(f"experiment spec not found: {where}; pass the path of a .toml file")
@@ -112,6 +117,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     dataset = check_dataset(paths["dataset"], where)
     base = _base_settings(raw, paths["web_corpus"], where)
     settings = checked_settings(base, where, "settings")
+    if overrides:
+        base.update(overrides)
+        settings = checked_settings(base, where, "command-line flags")
     judge_llm = str(raw.get("judge_llm", settings.llm))
     checked_settings({**base, "llm": judge_llm}, where, "judge_llm")
     metrics, aliases, notes = check_metrics(raw.get("metrics"), dataset, judge_llm != "none", where)

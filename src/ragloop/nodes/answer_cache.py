@@ -10,6 +10,9 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from ragloop.data import ANSWER_CACHE_PATH, KB_DIR
+from ragloop.retrievers.corpus import fingerprint
+
 #: WordLlama cosine above which two questions count as the same: set on the demo set between
 #: paraphrased general questions and their cached twins (above) and every other question
 #: against any cached one (below)
@@ -83,9 +86,6 @@ def is_demo_index(index: Any) -> bool:
     The fingerprint hashes every file, so a copy of the demo folder counts and an edited or
     different corpus does not.
     """
-    from ragloop.data import KB_DIR
-    from ragloop.retrievers.corpus import fingerprint
-
     built = (getattr(index, "manifest", None) or {}).get("corpus_fingerprint")
     return bool(built) and built == _demo_fingerprint(KB_DIR, fingerprint)
 
@@ -97,8 +97,6 @@ def _demo_fingerprint(folder: Path, digest: Any) -> str:
 
 def demo_cache_for(index: Any, embeddings: Embeddings) -> AnswerCache | None:
     """The bundled answer cache, for the demo base only (its answers are demo trivia)."""
-    from ragloop.data import ANSWER_CACHE_PATH
-
     if not is_demo_index(index):
         return None
     return AnswerCache.from_jsonl(ANSWER_CACHE_PATH, embeddings, threshold_for(embeddings))

@@ -11,8 +11,10 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 
 from ragloop.errors import ConfigError, unknown_name
+from ragloop.eval.metrics import DEFAULT_TEMPERATURE
 from ragloop.eval.metrics.base import MetricResult
-from ragloop.retrievers.adapters import stable_chunk_id
+from ragloop.retrievers.adapters import adapt, stable_chunk_id
+from ragloop.retrievers.base import with_score
 from ragloop.state import ContextItem
 
 
@@ -116,11 +118,11 @@ class Scorer(Protocol):
     """Answer relevancy of the final answer, and a cheap one of the draft for ``decide``."""
 
     async def answer_relevancy(
-        self, question: str, answer: str, temperature: float = 0.5
+        self, question: str, answer: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult: ...
 
     async def draft_relevancy(
-        self, question: str, draft: str, temperature: float = 0.5
+        self, question: str, draft: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult:
         """A cheap relevancy of the draft for decide (no LLM call)."""
         ...
@@ -203,12 +205,8 @@ async def search(retriever: Any, query: str, k: int) -> list[Document]:
     A raw ``VectorStore`` or ``BaseRetriever`` handed in by a caller is adapted first: a
     store's own ``asearch(query, search_type)`` must never receive ``k``.
     """
-    from ragloop.retrievers.adapters import adapt
-
     retriever = adapt(retriever, getattr(retriever, "name", None) or "retriever", k)
     if hasattr(retriever, "search") and not hasattr(retriever, "asearch"):
-        from ragloop.retrievers.base import with_score
-
         pairs = await asyncio.to_thread(retriever.search, query, k)
         return [with_score(d, s, getattr(retriever, "name", "")) for d, s in pairs]
     if hasattr(retriever, "asearch"):

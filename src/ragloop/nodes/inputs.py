@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragloop.config import default_of
 from ragloop.errors import ConfigError
 
 __all__ = ["DEFAULT_MAX_QUESTION_CHARS", "check_inputs", "check_question"]
 
-#: the default cap on a question's length (``Settings.max_question_chars``)
-DEFAULT_MAX_QUESTION_CHARS = 8000
+#: the default cap on a question's length: the setting's
+DEFAULT_MAX_QUESTION_CHARS: int = default_of("max_question_chars")
 
 
 def _kind(value: Any) -> str:

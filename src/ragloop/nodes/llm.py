@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
+from ragloop.eval.metrics import DEFAULT_TEMPERATURE
 from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.llm.profile import ClientConfig
 from ragloop.nodes import prompts
@@ -190,7 +191,7 @@ class LLMStrategies:
         return (Answer.saying_not_found(text) if says_not_found(text) else text), cited
 
     async def answer_relevancy(
-        self, question: str, answer: str, temperature: float = 0.5
+        self, question: str, answer: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult:
         """RAGAS ResponseRelevancy with the LLM (``temperature`` is the offline scorer's T)."""
         if not answer.strip():
@@ -198,7 +199,7 @@ class LLMStrategies:
         return await self.relevancy.ascore({"user_input": question, "response": answer})
 
     async def draft_relevancy(
-        self, question: str, draft: str, temperature: float = 0.5
+        self, question: str, draft: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult:
         return await self.offline.draft_relevancy(question, draft, temperature)
 

@@ -92,7 +92,7 @@ def index_vectors(index: Any) -> Lookup:
     The dense index embeds ``embedding_text(chunk)`` (title, newline, text); the judge grades
     that same string, so its vector costs nothing. Unknown texts give None.
     """
-    from ragloop.retrievers.dense import embedding_text
+    from ragloop.retrievers.dense import embedding_text  # loads faiss: only with an index
 
     table: dict[str, int] = {}
 

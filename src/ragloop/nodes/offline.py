@@ -8,6 +8,7 @@ from collections import Counter
 from langchain_core.embeddings import Embeddings
 
 from ragloop.documents.quoting import attach_code
+from ragloop.eval.metrics import DEFAULT_TEMPERATURE
 from ragloop.eval.metrics.base import MetricResult
 from ragloop.eval.metrics.offline import (
     OfflineAnswerRelevancy,
@@ -197,7 +198,7 @@ class OfflineStrategies:
         )
 
     async def answer_relevancy(
-        self, question: str, answer: str, temperature: float = 0.5
+        self, question: str, answer: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult:
         """Statement-level relevancy, aggregated with the temperature softmax at ``temperature``."""
         if not answer.strip():
@@ -213,7 +214,7 @@ class OfflineStrategies:
         return self._relevancies[temperature]
 
     async def draft_relevancy(
-        self, question: str, draft: str, temperature: float = 0.5
+        self, question: str, draft: str, temperature: float = DEFAULT_TEMPERATURE
     ) -> MetricResult:
         """A cached answer is trusted when its question matched; else offline answer relevancy."""
         hit = self.cache.lookup(question) if self.cache else None

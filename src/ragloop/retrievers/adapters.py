@@ -16,7 +16,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict
 
 from ragloop.errors import ProviderError
-from ragloop.retrievers.base import ScoredRetriever, with_score
+from ragloop.retrievers.base import DEFAULT_K, ScoredRetriever, with_score
 
 #: metadata keys that place a chunk inside its source, most precise first
 _POSITION_KEYS = ("start_index", "chunk_index", "chunk", "seq_num", "page", "row")
@@ -90,7 +90,7 @@ class LangChainRetriever(ScoredRetriever):
         return [with_score(d, s, self.name) for d, s in _ranked(docs, k or self.k)]
 
 
-def adapt(obj: Any, name: str, k: int = 5) -> Any:
+def adapt(obj: Any, name: str, k: int = DEFAULT_K) -> Any:
     """``obj`` as something the graph can search: ragloop's own, a VectorStore, a BaseRetriever."""
     if isinstance(obj, ScoredRetriever):
         return obj

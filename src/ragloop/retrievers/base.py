@@ -23,10 +23,14 @@ def with_score(doc: Document, score: float, retriever: str) -> Document:
     return Document(id=doc.id or meta.get("id"), page_content=doc.page_content, metadata=meta)
 
 
+#: chunks per retrieval when nobody says (``Settings.k``)
+DEFAULT_K = 5
+
+
 class ScoredRetriever(BaseRetriever):
     """A retriever whose ``search`` returns (document, score) pairs, best first."""
 
-    k: int = 5
+    k: int = DEFAULT_K
     name: str = "retriever"
 
     @abstractmethod

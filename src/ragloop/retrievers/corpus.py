@@ -19,6 +19,7 @@ from ragloop.documents import (
     parse_text,
 )
 from ragloop.documents.boilerplate import mark_boilerplate
+from ragloop.documents.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragloop.documents.report import ParseReport
 from ragloop.errors import CorpusError
 
@@ -133,8 +134,8 @@ def fingerprint(root: str | Path) -> str:
 def load_corpus(
     root: str | Path,
     *,
-    chunk_size: int = 800,
-    chunk_overlap: int = 120,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
     id_prefix: str = "",
 ) -> LoadReport:
     """Parse and chunk every supported file under ``root``.

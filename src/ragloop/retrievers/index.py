@@ -14,6 +14,7 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from ragloop.documents.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragloop.embeddings.batching import EmbedPlan
 from ragloop.embeddings.cache import VectorCache
 from ragloop.embeddings.identity import manifest_fields
@@ -72,8 +73,8 @@ def build_index(
     embeddings_spec: str,
     out: str | Path | None = None,
     *,
-    chunk_size: int = 800,
-    chunk_overlap: int = 120,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
     id_prefix: str = "",
     progress: Progress | None = None,
     cache: VectorCache | None = None,
@@ -177,8 +178,8 @@ def open_index(
     embeddings: Embeddings,
     embeddings_spec: str,
     *,
-    chunk_size: int = 800,
-    chunk_overlap: int = 120,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
     id_prefix: str = "",
     rebuild: Literal["auto", "never", "always"] = "auto",
     force: bool = False,

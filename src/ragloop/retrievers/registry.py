@@ -17,6 +17,7 @@ from langchain_core.vectorstores import VectorStore
 from ragloop.errors import ProviderError
 from ragloop.plugins.registry import Registry, decorator_or_call
 from ragloop.retrievers.adapters import adapt
+from ragloop.retrievers.base import DEFAULT_K
 
 #: the built-in retrievers over ragloop's own index, in their default order
 BUILTIN_RETRIEVERS = ("dense", "sparse", "hybrid")
@@ -42,7 +43,7 @@ def retriever_names() -> list[str]:
     return RETRIEVERS.names()
 
 
-def get_retriever(name: str, index: Any, k: int = 5, **options: Any) -> Any:
+def get_retriever(name: str, index: Any, k: int = DEFAULT_K, **options: Any) -> Any:
     """Build the retriever ``name`` over ``index``; an unknown name lists the known ones."""
     entry = RETRIEVERS.get(name)
     if isinstance(entry, BaseRetriever | VectorStore):
@@ -62,7 +63,7 @@ def get_retriever(name: str, index: Any, k: int = 5, **options: Any) -> Any:
 class LazyRetrievers(Mapping[str, Any]):
     """Every registered retriever over one index, built the first time a run names it."""
 
-    def __init__(self, index: Any, k: int = 5, eager: tuple[str, ...] = ()):
+    def __init__(self, index: Any, k: int = DEFAULT_K, eager: tuple[str, ...] = ()):
         self.index = index
         self.k = k
         self._built: dict[str, Any] = {}
@@ -87,14 +88,14 @@ class LazyRetrievers(Mapping[str, Any]):
 
 
 @register_retriever("dense")
-def _dense(index: Any, k: int = 5) -> Any:
+def _dense(index: Any, k: int = DEFAULT_K) -> Any:
     from ragloop.retrievers.dense import DenseRetriever
 
     return DenseRetriever(store=index.faiss, k=k)
 
 
 @register_retriever("sparse")
-def _sparse(index: Any, k: int = 5) -> Any:
+def _sparse(index: Any, k: int = DEFAULT_K) -> Any:
     from ragloop.retrievers.sparse import SparseRetriever
 
     return SparseRetriever(model=index.bm25, chunks=index.chunks, k=k)
@@ -102,7 +103,7 @@ def _sparse(index: Any, k: int = 5) -> Any:
 
 @register_retriever("hybrid")
 def _hybrid(
-    index: Any, k: int = 5, weights: tuple[float, float] = (1.0, 1.0), fetch_k: int = 20
+    index: Any, k: int = DEFAULT_K, weights: tuple[float, float] = (1.0, 1.0), fetch_k: int = 20
 ) -> Any:
     from ragloop.retrievers.hybrid import HybridRetriever
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 
 from ragloop.errors import ConfigError, ProviderError
-from ragloop.retrievers.base import ScoredRetriever, with_score
+from ragloop.retrievers.base import DEFAULT_K, ScoredRetriever, with_score
 
 
 class WebSearch(Protocol):
@@ -22,9 +22,9 @@ class WebSearch(Protocol):
 
     name: str
 
-    def search(self, query: str, k: int = 5) -> list[Document]: ...
+    def search(self, query: str, k: int = DEFAULT_K) -> list[Document]: ...
 
-    async def asearch(self, query: str, k: int = 5) -> list[Document]: ...
+    async def asearch(self, query: str, k: int = DEFAULT_K) -> list[Document]: ...
 
 
 def _mark_web(doc: Document) -> Document:
@@ -57,7 +57,7 @@ class TavilyWebSearch:
         self._client = client or TavilyClient(**kwargs)
         self.timeout = timeout  # a hanging server costs this much, then the web is skipped
 
-    def search(self, query: str, k: int = 5) -> list[Document]:
+    def search(self, query: str, k: int = DEFAULT_K) -> list[Document]:
         try:
             data = self._client.search(query, max_results=k, timeout=self.timeout)
         except Exception as exc:  # noqa: BLE001 - the client's errors may echo the key
@@ -79,7 +79,7 @@ class TavilyWebSearch:
             docs.append(Document(id=meta["id"], page_content=text, metadata=meta))
         return docs
 
-    async def asearch(self, query: str, k: int = 5) -> list[Document]:
+    async def asearch(self, query: str, k: int = DEFAULT_K) -> list[Document]:
         return await asyncio.to_thread(self.search, query, k)
 
 
@@ -91,12 +91,12 @@ class CorpusWebSearch:
     def __init__(self, retriever: ScoredRetriever):
         self.retriever = retriever
 
-    def search(self, query: str, k: int = 5) -> list[Document]:
+    def search(self, query: str, k: int = DEFAULT_K) -> list[Document]:
         if not query.strip():
             raise ConfigError("the web query is empty")
         return [_mark_web(with_score(d, s, "web")) for d, s in self.retriever.search(query, k)]
 
-    async def asearch(self, query: str, k: int = 5) -> list[Document]:
+    async def asearch(self, query: str, k: int = DEFAULT_K) -> list[Document]:
         return await asyncio.to_thread(self.search, query, k)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ragloop.errors import RagloopError
 from ragloop.safety.atomic import atomic_write_text, fsync_dir
+from ragloop.safety.locks import folder_lock
 
 MARKER = ".ragloop-folder.json"
 #: entries of folders written before markers existed, accepted as ragloop's own
@@ -73,8 +74,6 @@ def _refuse(folder: Path, kind: str, flag: str) -> FolderNotOwned:
 
 def claim_output_folder(folder: str | Path, kind: str = "output", flag: str = "--out") -> Path:
     """Create ``folder`` (or accept an empty or marked one) for ragloop's outputs; else refuse."""
-    from ragloop.safety.locks import folder_lock
-
     folder = Path(folder)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise _refuse(folder, kind, flag)

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ragloop.errors import RagloopError
+from ragloop.errors import ConfigError, RagloopError
+from ragloop.safety.atomic import atomic_write_text
 
 __all__ = [
     "OFFLINE_ENV",
@@ -46,8 +47,6 @@ def write_config(folder: Path, *, postgres: bool = False) -> Path:
     ``postgres``: threads live in the Postgres checkpointer at ``RAGLOOP_DATABASE_URL``
     (``ragloop.serve.memory.server_checkpointer``) instead of the server's memory.
     """
-    from ragloop.safety.atomic import atomic_write_text
-
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "langgraph.json"
     spec: dict[str, Any] = {
@@ -85,8 +84,6 @@ def claim_port(host: str, port: int) -> int:
     a port the server is not on; checking first keeps the banner true.
     """
     import socket
-
-    from ragloop.errors import ConfigError
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:

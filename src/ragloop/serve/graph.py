@@ -25,7 +25,7 @@ _GRAPH: Any = None
 
 def build_server_graph(settings: Any = None) -> Any:
     """A fresh compiled graph for a server: the pipeline's deps plus a trace store."""
-    from ragloop.chat.traces import trace_store
+    from ragloop.chat.stores import trace_store
     from ragloop.config import context_schema_for, load_settings
     from ragloop.graph.builder import build_graph
     from ragloop.pipeline import build_pipeline

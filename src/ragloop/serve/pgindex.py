@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from langchain_core.documents import Document
 
-from ragloop.retrievers.base import ScoredRetriever
+from ragloop.retrievers.base import DEFAULT_K, ScoredRetriever
 
 __all__ = ["PgDenseRetriever", "PgIndexStore", "PgSparseRetriever", "or_query"]
 
@@ -223,7 +223,7 @@ def write_index(url: str, index: Any, name: str = "default") -> PgIndexStore:
     return store
 
 
-def pg_retrievers(store: PgIndexStore, embeddings: Any, k: int = 5) -> dict[str, Any]:
+def pg_retrievers(store: PgIndexStore, embeddings: Any, k: int = DEFAULT_K) -> dict[str, Any]:
     """``pg_dense``, ``pg_sparse`` and ``pg_hybrid`` (RRF of the two) over ``store``."""
     from ragloop.retrievers.hybrid import HybridRetriever
 

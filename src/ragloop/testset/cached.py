@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragloop.errors import ConfigError
+from ragloop.retrievers.corpus import fingerprint
+from ragloop.testset import generate, write_rows
 
 PREFIX = "testset:"
 #: bump when the generator changes what it writes, so cached sets are made again
@@ -35,9 +37,6 @@ def cached_testset(
     the chunk ids the experiment's index will have.
     """
     from filelock import FileLock
-
-    from ragloop.retrievers.corpus import fingerprint
-    from ragloop.testset import generate, write_rows
 
     size = parse_size(value)
     chunk_size = chunking.get("chunk_size")

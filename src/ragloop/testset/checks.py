@@ -71,3 +71,8 @@ def is_subject(heading: str) -> bool:
     """Whether a heading can be asked about ("Changed in version 3.8" cannot)."""
     text = heading.strip()
     return bool(text) and not NOT_SUBJECTS.search(text) and len(tokens(text)) <= 8
+
+
+def absent(terms: list[str], vocab: str) -> bool:
+    """No term occurs as a whole word (or phrase) in the corpus text."""
+    return not any(re.search(rf"\b{re.escape(t.lower())}\b", vocab) for t in terms)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from rapidfuzz import fuzz, process
 from ragloop.errors import ConfigError
 from ragloop.testset import offline, related
 from ragloop.testset.checks import is_template, quotes
+from ragloop.testset.llm import LLMWriter
 from ragloop.testset.offline import (
     ABSTRACT,
     KINDS,
@@ -154,8 +154,6 @@ def generate(
     passages, corpus = load_passages(corpus_or_index, chunk_size, chunk_overlap)
     writer = None
     if llm is not None:
-        from ragloop.testset.llm import LLMWriter
-
         writer = LLMWriter.of(llm, passages)
     out = Testset([], corpus, size, seed)
     vocab = corpus_vocabulary(passages)
@@ -222,8 +220,3 @@ def _shortfall(kind: str, made: int, quota: int, with_llm: bool) -> str:
     if made == 0 and kind == PARAPHRASED:
         return f"{name}: skipped (0 of {quota}): no section heading could be withheld from its text"
     return f"{name}: {made} of {quota} (the corpus gave no more distinct questions of this kind)"
-
-
-def absent(terms: list[str], vocab: str) -> bool:
-    """No term occurs as a whole word (or phrase) in the corpus text."""
-    return not any(re.search(rf"\b{re.escape(t.lower())}\b", vocab) for t in terms)

@@ -22,6 +22,7 @@ from ragloop.eval.judge import Judge, load_prompt
 from ragloop.eval.metrics.faithfulness import Faithfulness
 from ragloop.eval.schema import SingleTurnSample
 from ragloop.llm.faults import server_of
+from ragloop.testset.checks import absent
 from ragloop.testset.offline import ABSTRACT, MULTI, PARAPHRASED, SPECIFIC, UNANSWERABLE, Draft
 from ragloop.testset.passages import Passage
 from ragloop.testset.personas import Persona
@@ -92,8 +93,6 @@ class LLMWriter:
     async def _rewrite(
         self, draft: Draft, vocab: str, dropped: Counter[str], persona: Persona | None
     ) -> Draft | None:
-        from ragloop.testset.generate import absent
-
         shown = draft.passages or tuple(
             self.by_id[i] for i in draft.extra.get("neighbour_context_ids", []) if i in self.by_id
         )

@@ -10,8 +10,11 @@ from pathlib import Path
 
 from langchain_core.documents import Document
 
+from ragloop.config import Settings
 from ragloop.documents.chunking import SEPARATOR
 from ragloop.errors import CorpusError
+from ragloop.retrievers.corpus import load_corpus
+from ragloop.retrievers.index import read_manifest
 
 _HEADING = re.compile(r"^#{1,2} (.+)$")
 _FENCE = "```"
@@ -120,10 +123,6 @@ def load_passages(
     ids are the ones its retrievers return. ``chunk_size``/``chunk_overlap`` override the
     chunking (give the ones the index will be built with).
     """
-    from ragloop.config import Settings
-    from ragloop.retrievers.corpus import load_corpus
-    from ragloop.retrievers.index import read_manifest
-
     folder = Path(corpus_or_index)
     defaults = Settings.model_fields
     size = defaults["chunk_size"].default

@@ -1,5 +1,6 @@
 """Metrics with RAGAS names, columns and formulas, plus offline variants."""
 
+from ragloop.eval.metrics._aggregate import DEFAULT_TEMPERATURE
 from ragloop.eval.metrics.base import (
     Metric,
     MetricResult,
@@ -10,6 +11,7 @@ from ragloop.eval.metrics.base import (
 )
 
 __all__ = [
+    "DEFAULT_TEMPERATURE",
     "Metric",
     "MetricResult",
     "SingleTurnMetric",

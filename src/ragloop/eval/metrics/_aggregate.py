@@ -29,7 +29,11 @@ def check_temperature(temperature: float) -> float:
     return float(temperature)
 
 
-def temperature_softmax(scores: Sequence[float], temperature: float = 0.5) -> float:
+#: T of the answer-relevancy softmax when nobody says: the plain mean (``Settings.temperature``)
+DEFAULT_TEMPERATURE = 0.5
+
+
+def temperature_softmax(scores: Sequence[float], temperature: float = DEFAULT_TEMPERATURE) -> float:
     """Softmax-weighted mean: sum(s*e^(b*s)) / sum(e^(b*s)) with b = 20*(T-0.5).
 
     T=0.5 gives exactly the arithmetic mean; lower T weights low scores (strict), higher T

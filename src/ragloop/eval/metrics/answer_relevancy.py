@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from ragloop.errors import ConfigError
 from ragloop.eval.judge import Prompt
-from ragloop.eval.metrics._aggregate import VERDICT_SCORES, check_temperature
+from ragloop.eval.metrics._aggregate import DEFAULT_TEMPERATURE, VERDICT_SCORES, check_temperature
 from ragloop.eval.metrics._aggregate import temperature_softmax as _softmax
 from ragloop.eval.metrics._llm import LLMMetric, calls, expect_length, failed
 from ragloop.eval.metrics.base import MetricResult, nan
@@ -215,7 +215,7 @@ class IntentAnswerRelevancy(LLMMetric):
     required_columns = ("user_input", "response")
     value_range = (0.0, 1.0)
     prompts: ClassVar[dict[str, Prompt]] = {"statements": INTENT_PROMPT, "verdicts": VERDICT_PROMPT}
-    temperature: float = 0.5
+    temperature: float = DEFAULT_TEMPERATURE
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import math
+import pkgutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from langchain_core.embeddings import Embeddings
@@ -160,12 +163,8 @@ class SingleTurnMetric(Metric, ABC):
 
 
 def _load_all() -> None:
-    import importlib
-    import pkgutil
-
-    import ragloop.eval.metrics as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
+    """Import every metric module of this folder (each registers its metrics)."""
+    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if not mod.name.startswith("_"):
             importlib.import_module(f"ragloop.eval.metrics.{mod.name}")
 

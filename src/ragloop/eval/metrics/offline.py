@@ -26,7 +26,12 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ragloop.errors import ConfigError
-from ragloop.eval.metrics._aggregate import VERDICT_SCORES, check_temperature, temperature_softmax
+from ragloop.eval.metrics._aggregate import (
+    DEFAULT_TEMPERATURE,
+    VERDICT_SCORES,
+    check_temperature,
+    temperature_softmax,
+)
 from ragloop.eval.metrics.base import MetricResult, SingleTurnMetric, nan
 from ragloop.eval.metrics.semantic import blend, blended_similarities, lexical_overlap, unit_vectors
 from ragloop.eval.schema import SingleTurnSample
@@ -116,7 +121,7 @@ class OfflineAnswerRelevancy(_OfflineMetric):
 
     name = "offline_answer_relevancy"
     required_columns: ClassVar[tuple[str, ...]] = ("user_input", "response")
-    temperature: float = 0.5
+    temperature: float = DEFAULT_TEMPERATURE
     embedding_weight: float = 0.6
     verdict_thresholds: tuple[float, float, float, float] = (0.68, 0.62, 0.55, 0.20)
 

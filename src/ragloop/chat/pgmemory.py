@@ -1,4 +1,4 @@
-"""``ragloop chat`` on Postgres: a redacting async Postgres checkpointer and a per-thread lock
+"""Chat memory on Postgres: a redacting async Postgres checkpointer and a per-thread lock
 that holds across machines (a session-level advisory lock), for ``ChatSession``.
 
 The SQLite chat redacts every checkpoint write (``ragloop.chat.memory``) and serialises the turns
@@ -13,7 +13,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ragloop.chat.memory import RedactingWrites
 from ragloop.errors import RagloopError
+from ragloop.redact import safe_url
 
 __all__ = ["open_pg_chat_saver", "pg_thread_lock"]
 
@@ -28,7 +30,6 @@ def _saver_class() -> Any:
         raise RagloopError(
             "chat memory in Postgres needs the [server] extra: pip install 'ragloop[server]'"
         ) from None
-    from ragloop.chat.memory import RedactingWrites
 
     class RedactingPgSaver(RedactingWrites, AsyncPostgresSaver):  # type: ignore[misc]
         """``AsyncPostgresSaver`` that redacts checkpoint values and writes before saving."""
@@ -38,8 +39,6 @@ def _saver_class() -> Any:
 
 async def open_pg_chat_saver(url: str, stack: contextlib.AsyncExitStack) -> Any:
     """A set-up redacting ``AsyncPostgresSaver`` on ``url``, closed when ``stack`` closes."""
-    from ragloop.redact import safe_url
-
     cls = _saver_class()
     try:
         saver = await stack.enter_async_context(cls.from_conn_string(url))
@@ -59,9 +58,7 @@ async def pg_thread_lock(url: str, thread_id: str) -> AsyncIterator[None]:
     Polls ``pg_try_advisory_lock`` so a cancelled turn (Ctrl-C) stops waiting at once; the lock
     is session-level, so it also goes away if this process dies mid-turn.
     """
-    import psycopg
-
-    from ragloop.redact import safe_url
+    import psycopg  # the [server] extra: imported when Postgres is used, not with the chat
 
     try:
         conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10)

@@ -43,7 +43,7 @@ class PgTraceStore:
             conn.execute(_SCHEMA)
 
     def _connect(self) -> Any:
-        import psycopg
+        import psycopg  # the [server] extra: needed only when traces go to Postgres
 
         try:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
