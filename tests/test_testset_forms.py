@@ -145,3 +145,62 @@ def test_cli_persona_conditions_the_rows(tmp_path):
     assert rows and all(r["persona_name"] == "Member" for r in rows)
     bad = CliRunner().invoke(app, [*args[:-1], "Member:", "--force"])
     assert bad.exit_code != 0 and "--persona needs a description" in bad.output
+
+
+def test_an_intent_is_the_subjects_own_act_with_a_whole_object():
+    # a verb after a condition or a pronoun says what something else does
+    assert intent("If empty() returns True it doesn't guarantee that put() will not block.") is None
+    assert intent("It provides a suitable foundation for higher level context managers.") is None
+    assert intent("Set during Python startup, before site.py is run.") is None  # a participle
+    # a participle ends the object; hollow objects are no question
+    it = intent("Return a StackSummary object representing a list of entries.", "extract_tb")
+    assert it is not None and it.obj == "a StackSummary object"
+    assert intent("This module defines a number of classes.", "threading") is None
+    assert intent("Send a randomly generated message to the other end.") is None
+    it = intent("This class securely creates a temporary directory using the same rules.", "X")
+    assert it is not None and (it.verb, it.obj) == ("create", "a temporary directory")
+
+
+def test_a_paraphrased_question_never_names_its_identifier():
+    from ragloop.testset.offline import names, short_name
+
+    assert names("How do I get a new partialmethod descriptor?", "functools.partialmethod")
+    assert not names("How do I get the number of CPUs?", "os.cpu_count")
+    assert short_name("pathlib — Object-oriented filesystem paths") == "pathlib"
+    assert short_name("Loan Periods and Renewals") == "Loan Periods and Renewals"
+
+
+def test_near_misses_name_a_release_or_platform_the_docs_do_not_cover():
+    pg = "postgresql 14 adds. postgresql 15 too. postgresql 15 again. version 9.6 and 9.2 and 9.0."
+    assert NearMisses.of(pg * 2).versions == ["17", "18", "19"]  # not 9.8: 15 is the newest
+    bash = "bash, version 5.2. version 5.2 out. ./bash 1 2 3, ./bash 1 $ echo. license version 1.3"
+    assert NearMisses.of(bash).versions == ["5.4", "5.5", "5.6"]
+    unix = NearMisses.of("availability: unix, windows.")
+    assert "FreeBSD" not in unix.platforms and "Haiku" in unix.platforms  # Unix answers FreeBSD
+    wasm = NearMisses.of("availability: linux, not emscripten, not wasi.")
+    assert "WebAssembly" not in wasm.platforms
+    headed = NearMisses.of("date/time output styles", headings=["Date/Time Output"])
+    assert headed.neighbour("Date Input") is None  # the Date/Time Output section covers it
+    assert NearMisses(vocab="").neighbour("Input Columns Column") is None  # a caption
+
+
+def test_unanswerable_questions_are_near_misses_of_several_kinds(tmp_path):
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    for n, name in enumerate(["pg_dump", "pg_restore", "initdb", "pg_isready", "vacuumdb"]):
+        (corpus / f"{name}.md").write_text(
+            f"# {name}\n\n## {name}\n\n{name} copies a database to a file. Availability: Linux, "
+            f"Windows, macOS. Added in PostgreSQL 1{n}. Changed in PostgreSQL 15. The "
+            f"--read-only option opens the file in read-only mode.\n"
+        )
+    ts = generate(corpus, 10, seed=0, mix={"single_hop_unanswerable_query_synthesizer": 1})
+    questions = [r["user_input"] for r in ts.rows]
+    assert questions and not any(is_template(q) for q in questions)
+    vocab = " ".join(p.read_text().lower() for p in corpus.iterdir())
+    for row in ts.rows:
+        assert all(t.lower() not in vocab for t in row["absent_terms"])
+    kinds = {
+        "version" if "PostgreSQL 1" in q else "platform" if " on " in q else "option"
+        for q in questions
+    }
+    assert {"version", "platform"} <= kinds, questions

@@ -46,6 +46,7 @@ OPENERS = frozenset(
 )
 _API = re.compile(r"^[`\w.:\-]+(\(.*\))?$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z\-']+")
+_IDENT = re.compile(r"[A-Za-z_][\w]*")
 STOP = frozenset(
     re.findall(
         r"\w+",
@@ -136,9 +137,20 @@ def is_api(name: str) -> bool:
 def subject_of(part: Part, passage: Passage) -> str:
     """What a part is about: its heading when that can be a subject, else its document."""
     for name in (part.heading.strip().strip("`"), passage.doc_title):
+        name = short_name(name)
         if name and not is_generic(name) and name.lower() not in SKIP and is_subject(name):
             return name
     return ""
+
+
+_TITLE_DASH = re.compile(r"\s+[\u2014\u2013]\s+|\s+--?\s+")
+
+
+def short_name(title: str) -> str:
+    """A page title's name without its tagline ("pathlib — Object-oriented filesystem paths"
+    is pathlib; "bash - GNU Bourne-Again SHell" is bash)."""
+    head, *rest = _TITLE_DASH.split(title.strip(), maxsplit=1)
+    return head.strip() if rest and head.strip() and len(head.split()) <= 3 else title.strip()
 
 
 def _from(part: Part, i: int) -> str:
@@ -183,14 +195,23 @@ def paraphrased(passage: Passage, rng: random.Random) -> Draft | None:
     name = subject_of(part, passage)
     if not name or name != part.heading.strip().strip("`"):
         return None
-    hidden = words(name)
     kind = forms.subject_kind(name) if is_api(name) else ""
     for sentence in part.sentences[:4]:
         it = forms.intent(sentence, name)
-        question = forms.how_to(it, rng, kind) if it else forms.what_happens(sentence)
-        if question and not (hidden and hidden <= words(question)) and name not in question:
+        question = forms.how_to(it, rng, kind) if it else None
+        if question and not names(question, name):
             return Draft(PARAPHRASED, question, f"{name}: {sentence}", (passage,), name, {})
     return None
+
+
+def names(question: str, name: str) -> bool:
+    """Whether a question gives its subject away: the whole name, or, for an identifier, its
+    last part ("a new partialmethod descriptor" names functools.partialmethod)."""
+    hidden = words(name)
+    if not hidden or name.lower() in question.lower() or hidden <= words(question):
+        return True
+    leaf = re.split(r"[.:]+", name.strip("()` "))[-1].lower()
+    return is_api(name) and len(leaf) > 2 and leaf in {t.lower() for t in _IDENT.findall(question)}
 
 
 def with_word(passage: Passage, term: str) -> str:
