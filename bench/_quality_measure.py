@@ -7,6 +7,7 @@ k), the contexts it cites, whether its answer text holds the gold passage and wh
 unanswerable question: whether each said "not found". For every answer: whether a quoted
 sentence is boilerplate (found on >= 20% of the corpus's pages, or of its top-level sections
 when it is one page), an index/TOC line (dot leaders), or a bare code block without prose.
+The loop and naive hybrid are each timed from cold memos (``cold``) for the latency ratios.
 Intervals are percentile bootstraps over questions (pooled: resampled within each corpus).
 """
 

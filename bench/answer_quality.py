@@ -5,10 +5,11 @@ manual (one texinfo HTML page), each from its Debian package (installed with apt
 as root). Per corpus and pooled, with bootstrap 95% intervals: hybrid@k, the singles' oracle,
 the loop's kept / kept@k / cited passage hits, whether the answer text holds the gold passage
 (loop against naive hybrid RAG with the same answer step), "not found" on answerable and on
-unanswerable questions, and answers quoting boilerplate, TOC lines or bare code (see
-bench/_quality_measure.py). Usage::
+unanswerable questions, answers quoting boilerplate, TOC lines or bare code, and the loop's
+p50/p95 latency over naive hybrid's (see bench/_quality_measure.py). Usage::
 
     python bench/answer_quality.py [--limit 30] [--corpora pg,py,sqlite,bash] [--rows out.jsonl]
+        [--embeddings wordllama] [--features rows.csv.gz]
 
 ``--limit`` caps the named and the paraphrase/description questions per corpus; every
 hand-written natural (up to ``--natural``) and unanswerable question is asked.
