@@ -7,6 +7,7 @@ k), the contexts it cites, whether its answer text holds the gold passage and wh
 unanswerable question: whether each said "not found". For every answer: whether a quoted
 sentence is boilerplate (found on >= 20% of the corpus's pages, or of its top-level sections
 when it is one page), an index/TOC line (dot leaders), or a bare code block without prose.
+The loop and naive hybrid are each timed from cold memos (``cold``) for the latency ratios.
 Intervals are percentile bootstraps over questions (pooled: resampled within each corpus).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -22,6 +24,7 @@ from _pgdocs import passage_hit
 from ragloop.documents.chunking import SEPARATOR
 from ragloop.nodes.answer import answer_step
 from ragloop.nodes.base import search, to_item
+from ragloop.nodes.evidence import lexical, stems_of
 from ragloop.pipeline import Pipeline
 from ragloop.text import split_sentences
 
@@ -139,12 +142,32 @@ def holds_gold(answer: str, q: Any) -> bool:
     return passage_hit(_QUOTED.sub(r"\1", answer), q)
 
 
-async def naive(pipe: Pipeline, question: str) -> tuple[str, bool]:
-    """Naive hybrid RAG with the loop's answer step: (answer, said not found)."""
+def cold(pipe: Pipeline) -> None:
+    """Forget every remembered vector and lexical reading, so a timing starts cold."""
+    emb = getattr(pipe.deps.strategies, "embeddings", None)
+    if hasattr(emb, "clear"):
+        emb.clear()
+    lexical.cache_clear()
+    stems_of.cache_clear()
+
+
+async def naive(pipe: Pipeline, question: str) -> tuple[str, bool, list[Any], float]:
+    """Naive hybrid RAG with the loop's answer step, timed from cold: (answer, said not found,
+    its contexts, milliseconds)."""
+    cold(pipe)
+    started = time.perf_counter()
     docs = await search(pipe.deps.retrievers["hybrid"], question, pipe.context.k)
     items = [{**to_item(d), "grade": 1} for d in docs]
     text, _, not_found = await answer_step(pipe.deps.answerer, question, items, pipe.context)
-    return text, not_found
+    return text, not_found, items, (time.perf_counter() - started) * 1000
+
+
+async def loop(pipe: Pipeline, question: str) -> tuple[Any, float]:
+    """The loop's result, timed from cold, and its milliseconds."""
+    cold(pipe)
+    started = time.perf_counter()
+    r = await pipe.arun(question)
+    return r, (time.perf_counter() - started) * 1000
 
 
 def _labelled(sentence: str, source: str, q: Any) -> bool:
@@ -161,18 +184,29 @@ def _labelled(sentence: str, source: str, q: Any) -> bool:
     )
 
 
-async def sentence_rows(pipe: Pipeline, question: str, contexts: list[Any], q: Any) -> list[list]:
-    """Labelled feature rows of the sentences the answer step reads (calibration data)."""
+#: how deep the labelled rows go into the loop's ranked contexts (the answer reads fewer)
+ROW_DEPTH = 12
+#: the labelled rows' columns after corpus, qid, kind, unanswerable (then ``FEATURES``)
+ROW_COLUMNS = ("who", "rank", "grade", "label", "flawed")
+
+
+async def sentence_rows(
+    pipe: Pipeline, question: str, contexts: list[Any], q: Any, who: str = "loop"
+) -> list[list]:
+    """Labelled feature rows of the sentences of the first ``ROW_DEPTH`` contexts
+    (calibration data): ``ROW_COLUMNS`` then the features. ``who`` is "loop" (its ranked
+    kept contexts) or "naive" (hybrid's top k); ``rank`` is the context's place, from 1."""
     st = pipe.deps.strategies
     if sentence_table is None or not hasattr(st, "extract") or not contexts:
         return []
-    read = contexts[: pipe.context.k]
+    read = contexts[:ROW_DEPTH]
     quotes, x = await sentence_table(
         st.embeddings, question, read, common=st.common_words, boilerplate=st.boilerplate,
         profile=st.profile,
     )  # fmt: skip
     return [
-        [int(_labelled(qt.sentence, read[qt.n - 1].get("source", ""), q)),
+        [who, qt.n, int(read[qt.n - 1].get("grade", 1)),
+         int(_labelled(qt.sentence, read[qt.n - 1].get("source", ""), q)),
          int(flawed(qt, st.boilerplate)), *(round(float(v), 4) for v in row)]
         for qt, row in zip(quotes, x, strict=True)
     ]  # fmt: skip
@@ -185,7 +219,7 @@ async def answerable(pipe: Pipeline, q: Any, boiler: set[str]) -> dict[str, Any]
         docs = await search(pipe.deps.retrievers[name], q.question, k)
         row[name] = _hit([to_item(d) for d in docs], q)
     row["oracle"] = any(row[s] for s in SINGLES)
-    r = await pipe.arun(q.question)
+    r, row["loop_ms"] = await loop(pipe, q.question)
     by_id = {c["id"]: c for c in r.contexts}
     cited = [by_id[c["id"]] for c in r.citations if c["id"] in by_id]
     row.update(
@@ -197,18 +231,23 @@ async def answerable(pipe: Pipeline, q: Any, boiler: set[str]) -> dict[str, Any]
         stop=r.stop_reason,
         **{f"loop_{f}": v for f, v in flaws(r.answer, boiler).items()},
     )
-    text, nf = await naive(pipe, q.question)
+    text, nf, items, row["naive_ms"] = await naive(pipe, q.question)
     row.update(naive_gold=holds_gold(text, q), naive_nf=nf, naive_answer=text)
     row.update({f"naive_{f}": v for f, v in flaws(text, boiler).items()})
     row["answer"] = r.answer
-    row["sentences"] = await sentence_rows(pipe, q.question, r.contexts, q)
+    row["sentences"] = [
+        *await sentence_rows(pipe, q.question, r.contexts, q),
+        *await sentence_rows(pipe, q.question, items, q, "naive"),
+    ]
     return row
 
 
 async def unanswerable(pipe: Pipeline, question: str, boiler: set[str]) -> dict[str, Any]:
-    r = await pipe.arun(question)
-    text, nf = await naive(pipe, question)
+    r, loop_ms = await loop(pipe, question)
+    text, nf, items, naive_ms = await naive(pipe, question)
     return {
+        "loop_ms": loop_ms,
+        "naive_ms": naive_ms,
         "naive_answer": text,
         "kind": "unanswerable",
         "unanswerable": True,
@@ -217,7 +256,10 @@ async def unanswerable(pipe: Pipeline, question: str, boiler: set[str]) -> dict[
         "stop": r.stop_reason,
         "answer": r.answer,
         **{f"loop_{f}": v for f, v in flaws(r.answer, boiler).items()},
-        "sentences": await sentence_rows(pipe, question, r.contexts, None),
+        "sentences": [
+            *await sentence_rows(pipe, question, r.contexts, None),
+            *await sentence_rows(pipe, question, items, None, "naive"),
+        ],
     }
 
 

@@ -5,10 +5,11 @@ manual (one texinfo HTML page), each from its Debian package (installed with apt
 as root). Per corpus and pooled, with bootstrap 95% intervals: hybrid@k, the singles' oracle,
 the loop's kept / kept@k / cited passage hits, whether the answer text holds the gold passage
 (loop against naive hybrid RAG with the same answer step), "not found" on answerable and on
-unanswerable questions, and answers quoting boilerplate, TOC lines or bare code (see
-bench/_quality_measure.py). Usage::
+unanswerable questions, answers quoting boilerplate, TOC lines or bare code, and the loop's
+p50/p95 latency over naive hybrid's (see bench/_quality_measure.py). Usage::
 
     python bench/answer_quality.py [--limit 30] [--corpora pg,py,sqlite,bash] [--rows out.jsonl]
+        [--embeddings wordllama] [--features rows.csv.gz]
 
 ``--limit`` caps the named and the paraphrase/description questions per corpus; every
 hand-written natural (up to ``--natural``) and unanswerable question is asked.
@@ -32,8 +33,16 @@ from typing import Any
 import _newdocs
 import _pgdocs
 import _pydocs
+import numpy as np
 from _loopbench import bench_pipeline
-from _quality_measure import answerable, boilerplate_sentences, bootstrap, flaws, unanswerable
+from _quality_measure import (
+    ROW_COLUMNS,
+    answerable,
+    boilerplate_sentences,
+    bootstrap,
+    flaws,
+    unanswerable,
+)
 
 from ragloop.nodes.answer import NOT_FOUND
 
@@ -163,6 +172,17 @@ def report(by_corpus: dict[str, list[dict[str, Any]]], k: int) -> None:
             per = [sum(r.get(f"{who}_{f}", False) for r in by_corpus[n]) for n in names]
             label = f"answers quoting {f}: {who}"
             print(f"{label:<32}" + "".join(f"{x:>22}" for x in [*per, sum(per)]))
+    lat = [[(r["loop_ms"], r["naive_ms"]) for r in by_corpus[n] if "loop_ms" in r] for n in names]
+    for p in (0.5, 0.95):
+        cells = []
+        for g in [*[[x] for x in lat], lat]:
+            pairs = [x for part in g for x in part]
+            if not pairs:
+                cells.append(f"{'-':>22}")
+                continue
+            loop_p, naive_p = (float(np.quantile([x[i] for x in pairs], p)) for i in (0, 1))
+            cells.append(f"{loop_p / naive_p:.2f} ({loop_p:.0f}/{naive_p:.0f} ms)".rjust(22))
+        print(f"{f'latency p{round(p * 100)}: loop / naive':<32}" + "".join(cells))
     for n in names:
         stops: dict[str, int] = {}
         for r in by_corpus[n]:
@@ -242,9 +262,7 @@ async def main() -> int:
     features_file = gzip.open(args.features, "wt", newline="") if args.features else None  # noqa: SIM115
     features_out = csv.writer(features_file) if features_file else None
     if features_out:
-        features_out.writerow(
-            ["corpus", "qid", "kind", "unanswerable", "label", "flawed", *FEATURES]
-        )
+        features_out.writerow(["corpus", "qid", "kind", "unanswerable", *ROW_COLUMNS, *FEATURES])
     by_corpus: dict[str, list[dict[str, Any]]] = {}
     rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None  # noqa: SIM115
     k = 5

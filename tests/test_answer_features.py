@@ -18,16 +18,18 @@ from ragloop.config import Context
 from ragloop.errors import ConfigError
 from ragloop.graph.result import RunResult
 from ragloop.nodes.answer import NOT_ANSWERED, answer_step
-from ragloop.nodes.answer_model import AnswerModel, from_dict
+from ragloop.nodes.answer_model import Abstention, AnswerModel, from_dict
 from ragloop.nodes.extractive import sentence_table
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.nodes.sentences import (
     FEATURES,
     GENRE,
+    QUESTION_FEATURES,
     choose_profile,
     is_code,
     is_toc,
     key,
+    question_features,
     repeated_sentences,
 )
 from ragloop.state import ContextItem
@@ -173,9 +175,62 @@ def test_a_bad_model_file_is_refused_clearly(data: dict) -> None:
         from_dict(data)
 
 
+@settings(max_examples=50, deadline=None)
+@given(
+    p=st.lists(st.floats(0, 1), max_size=12),
+    c=st.lists(st.floats(-1, 1), max_size=12),
+    ev=st.lists(st.floats(0, 1), max_size=6),
+)
+def test_question_features_are_bounded_and_ordered(
+    p: list[float], c: list[float], ev: list[float]
+) -> None:
+    f = question_features(np.array(p), np.array(c), ev)
+    assert set(f) == set(QUESTION_FEATURES)
+    assert all(0 <= f[k] <= 1 for k in ("best", "second", "top_mean", "evidence_max"))
+    assert all(-1 <= f[k] <= 1 for k in ("cosine_max", "cosine_mean"))
+    assert f["second"] <= f["best"] and f["top_mean"] <= f["best"] + 1e-12
+    assert f["cosine_mean"] <= f["cosine_max"] + 1e-12
+    # the order the sentences come in changes nothing
+    assert question_features(np.array(p[::-1]), np.array(c[::-1]), ev[::-1]) == f
+
+
+def test_judged_passages_use_the_judged_abstention_fit_and_others_the_unjudged() -> None:
+    never, always = Abstention({}, 0.0, level=0.0), Abstention({}, 0.0, level=1.0)
+    model = AnswerModel(
+        coef={"cosine": 1.0}, intercept=0.0, abstain={"judged": always, "unjudged": never}
+    )
+    strategies = OfflineStrategies(HashEmbeddings(dim=64), answer_model=model)
+    plain = [ctx(1, "Tables", "A table holds rows of values in columns.")]
+    judged = [ContextItem(**plain[0], evidence=0.9, grade=2)]
+    q = "What holds rows?"
+    assert asyncio.run(answer_step(strategies, q, judged, Context()))[2]
+    assert not asyncio.run(answer_step(strategies, q, plain, Context()))[2]
+
+
+def test_a_higher_support_never_turns_an_answer_into_not_found() -> None:
+    fit = Abstention({"best": 4.0, "evidence_max": 2.0}, -3.0, level=0.5)
+    low = {"best": 0.2, "evidence_max": 0.1}
+    high = {"best": 0.6, "evidence_max": 0.1}
+    assert fit.probability(high) >= fit.probability(low)
+
+
+def test_a_bad_abstention_fit_is_refused_clearly() -> None:
+    base = {"kind": "logistic", "coef": {"cosine": 1.0}, "intercept": 0.0}
+    for abstain in (
+        {"sometimes": {"coef": {}, "intercept": 0.0, "level": 0.5}},
+        {"judged": {"coef": {"cosine": 1.0}, "intercept": 0.0, "level": 0.5}},
+        {"judged": {"coef": {"best": 1.0}, "intercept": 0.0}},
+    ):
+        with pytest.raises(ConfigError, match="answer model"):
+            from_dict({**base, "abstain": abstain})
+
+
 def test_a_model_round_trips_through_its_json_form() -> None:
     model = AnswerModel(coef={"cosine": 2.0}, intercept=-1.0, not_found_below=0.2)
     assert from_dict(model.to_dict()) == model
+    fit = Abstention({"best": 3.0, "evidence_max": 1.0}, -2.0, 0.4)
+    with_fit = AnswerModel(coef={"cosine": 2.0}, intercept=-1.0, abstain={"judged": fit})
+    assert from_dict(with_fit.to_dict()) == with_fit
     linear = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, link="identity")
     assert from_dict(linear.to_dict()) == linear
     x = np.zeros((1, len(FEATURES)))
@@ -188,6 +243,9 @@ def test_the_shipped_model_serves_only_the_embedding_model_it_was_fitted_on() ->
 
     shipped = load_model()
     assert shipped is not None and 0 <= shipped.not_found_below < 1
+    for judged in (True, False):
+        fit = shipped.abstention(judged)
+        assert fit is not None and 0 < fit.level < 1
     fitted_on = shipped.provenance["embeddings_model"]
     assert load_model(embeddings_model=fitted_on) == shipped
     assert load_model(embeddings_model="some-other-model") is None

@@ -3,9 +3,13 @@
 ``bench/calibrate.py`` fits a logistic regression on labelled sentence rows (does this
 sentence hold the passage that answers?) and writes its coefficients with their provenance:
 the training data's hash, the split, the seed and the held-out scores. The same file gives the
-support level below which the offline answer says the documents do not seem to answer
-(``not_found_below``, chosen on the unanswerable questions' trade-off curve). Nothing read
-from the file runs code: it is numbers and names, checked on load.
+abstention model: a second logistic regression, on ``sentences.QUESTION_FEATURES``, of
+whether the read passages answer the question at all, with the level below which the offline
+answer says the documents do not seem to answer (chosen on the unanswerable questions'
+trade-off curve). It comes in two fits: ``judged`` for passages a judge measured (the loop's),
+``unjudged`` for passages without evidence (a retriever's top k read as they come). A file
+without one falls back to the best sentence's probability against ``not_found_below``.
+Nothing read from the file runs code: it is numbers and names, checked on load.
 """
 
 from __future__ import annotations
@@ -20,10 +24,27 @@ from typing import Any
 import numpy as np
 
 from ragloop.errors import ConfigError
-from ragloop.nodes.sentences import FEATURES
+from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES
 
 #: the shipped model (``bench/calibrate.py`` writes it)
 SHIPPED = "answer_model.json"
+
+
+@dataclass(frozen=True)
+class Abstention:
+    """P(the read passages answer) = sigmoid(intercept + coef . question features); the
+    answer says "not found" below ``level``."""
+
+    coef: dict[str, float]
+    intercept: float
+    level: float
+
+    def probability(self, features: dict[str, float]) -> float:
+        z = self.intercept + sum(w * features.get(f, 0.0) for f, w in self.coef.items())
+        return float(1.0 / (1.0 + math.exp(-min(max(z, -30.0), 30.0))))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"coef": self.coef, "intercept": self.intercept, "level": self.level}
 
 
 @dataclass(frozen=True)
@@ -38,6 +59,8 @@ class AnswerModel:
     not_found_below: float = 0.0
     #: a further sentence is quoted only when it reaches this share of the best one
     floor_share: float = 0.7
+    #: the question-level abstention fits, "judged" and "unjudged" (see the module docstring)
+    abstain: dict[str, Abstention] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
@@ -57,14 +80,37 @@ class AnswerModel:
             "intercept": self.intercept,
             "not_found_below": self.not_found_below,
             "floor_share": self.floor_share,
+            "abstain": {k: v.to_dict() for k, v in self.abstain.items()},
             "provenance": self.provenance,
         }
+
+    def abstention(self, judged: bool) -> Abstention | None:
+        """The abstention fit for judged (or unjudged) passages, if the file has one."""
+        return self.abstain.get("judged" if judged else "unjudged")
 
 
 def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ConfigError(f"answer model: {what} must be a finite number, got {value!r}")
     return float(value)
+
+
+def _abstention(name: str, data: Any) -> Abstention:
+    if name not in ("judged", "unjudged") or not isinstance(data, dict):
+        raise ConfigError(
+            f"answer model: abstain must map 'judged' / 'unjudged' to fits, got {name!r}"
+        )
+    coef = data.get("coef")
+    if not isinstance(coef, dict) or not set(coef) <= set(QUESTION_FEATURES):
+        raise ConfigError(
+            f"answer model: abstain[{name}].coef must map names of {list(QUESTION_FEATURES)}"
+            " to numbers"
+        )
+    return Abstention(
+        coef={k: _number(v, f"abstain[{name}].coef[{k}]") for k, v in coef.items()},
+        intercept=_number(data.get("intercept"), f"abstain[{name}].intercept"),
+        level=_number(data.get("level"), f"abstain[{name}].level"),
+    )
 
 
 def from_dict(data: dict[str, Any]) -> AnswerModel:
@@ -83,6 +129,7 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
         intercept=_number(data.get("intercept"), "intercept"),
         not_found_below=_number(data.get("not_found_below", 0.0), "not_found_below"),
         floor_share=_number(data.get("floor_share", 0.7), "floor_share"),
+        abstain={k: _abstention(k, v) for k, v in (data.get("abstain") or {}).items()},
         provenance=dict(data.get("provenance") or {}),
     )
 

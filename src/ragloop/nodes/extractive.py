@@ -4,8 +4,11 @@ Each quotable sentence gets the features of ``sentences.FEATURES``; a fitted mod
 (``answer_model.AnswerModel``) turns them into the probability that the sentence answers, or,
 without one, the hand-set ``AnswerWeights`` add bonuses to its cosine. The best sentence leads,
 with the next one of its passage and, when they score close to it, other sources' best.
-The best sentence's score is the answer's support: the answer step says "not found" below the
-model's level.
+Whether to answer at all is the model's abstention fit (``answer_model.Abstention``): the
+probability that the read passages answer, from the question-level features
+(``sentences.question_features``), is the answer's support, and the answer step says "not
+found" below the fit's level. Passages a judge measured use the ``judged`` fit, which reads
+the judge's evidence too; others the ``unjudged`` one.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ragloop.nodes.sentences import (
     Quotable,
     flawed,
     lexical_features,
+    question_features,
     quotable,
     signature_before,
 )
@@ -135,14 +139,17 @@ def defines_subject(context: ContextItem) -> float:
 
 @dataclass(frozen=True)
 class Extract:
-    """What the extractive answer chose: the text, the cited context numbers, the best
-    sentence's support (its fitted probability, or its hand-set score) and, best first, the
-    context numbers of the closest passages (what "see also" shows when nothing answers)."""
+    """What the extractive answer chose: the text, the cited context numbers, the support
+    (the abstention fit's probability that the passages answer; without one, the best
+    sentence's probability or hand-set score), best first the context numbers of the closest
+    passages (what "see also" shows when nothing answers), and the level of support below
+    which the answer should say "not found"."""
 
     text: str
     cited: list[int]
     support: float
     closest: list[int]
+    level: float = 0.0
 
 
 async def sentence_table(
@@ -222,8 +229,9 @@ async def extract(
         profile=profile, spread_names=weights.spread_names,
     )  # fmt: skip
     ok = [i for i, q in enumerate(quotes) if not flawed(q, boilerplate)]
+    level = model.not_found_below if model is not None else 0.0
     if not ok:
-        return Extract(contexts[0]["text"][:400] + " [1]", [1], 0.0, [1])
+        return Extract(contexts[0]["text"][:400] + " [1]", [1], 0.0, [1], level)
     if model is not None:
         relevance, floor_share = model.probability(x), model.floor_share
         floor = floor_share * float(relevance[ok].max())
@@ -232,6 +240,15 @@ async def extract(
         floor = max(min_sentence_score, floor_share * float(relevance[ok].max()))
     ranked = sorted(ok, key=lambda i: -relevance[i])
     best = ranked[0]
+    support = float(relevance[best])
+    fit = model.abstention(judged=all("evidence" in c for c in contexts)) if model else None
+    if fit is not None:
+        asked = question_features(
+            relevance[ok],
+            x[ok, FEATURES.index("cosine")],
+            [float(c.get("evidence", 0.0)) for c in contexts],
+        )
+        support, level = fit.probability(asked), fit.level
     picked = [best]
     follow = best + 1  # the passage goes on: the next sentence of the same chunk and section
     if (
@@ -258,7 +275,7 @@ async def extract(
         lead = f"`{sig}`: " if sig and sig not in quotes[i].sentence else ""
         parts.append(f"{lead}{quotes[i].sentence} [{quotes[i].n}]")
     closest = list(dict.fromkeys(quotes[i].n for i in ranked))
-    return Extract(" ".join(parts), [quotes[i].n for i in picked], float(relevance[best]), closest)
+    return Extract(" ".join(parts), [quotes[i].n for i in picked], support, closest, level)
 
 
 async def extractive_answer(

@@ -86,8 +86,9 @@ class OfflineStrategies:
         self.boilerplate = boilerplate
         #: the corpus's genre profile (``sentences.PROFILES``): which features are on
         self.profile = profile
-        #: the answer says "not found" when its best sentence's support is below this
-        self.not_found_below = answer_model.not_found_below if answer_model else 0.0
+        #: when set, the answer says "not found" below this support instead of the level the
+        #: model gives (``extractive.Extract.level``)
+        self.not_found_below: float | None = None
 
     async def draft(self, question: str, prompt: str | None = None) -> Draft:
         hit = self.cache.lookup(question) if self.cache else None
@@ -173,9 +174,11 @@ class OfflineStrategies:
         """Extractive: the sentences closest to the question, each cited (``extractive``); a
         quoted sentence that introduces code ("as follows:") brings that code along. When the
         best support is under the fitted not-found level, the answer says the documents do
-        not seem to answer and cites the closest passages instead (``Answer.not_found``)."""
+        not seem to answer and cites the closest passages instead (``Answer.not_found``).
+        Support and level come from the model's abstention fit (``extractive.extract``)."""
         found = await self.extract(question, contexts)
-        if found.support < self.not_found_below:
+        level = found.level if self.not_found_below is None else self.not_found_below
+        if found.support < level:
             see = found.closest[:3]
             lines = [see_also(contexts[n - 1], n) for n in see]
             return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines])), see

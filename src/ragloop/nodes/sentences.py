@@ -25,6 +25,19 @@ boilerplate         a sentence found on a fifth of the corpus's pages or more
 features so a fitted model can also learn what their neighbours are worth. The genre features
 are on in the ``reference`` profile only (``PROFILES``), chosen at index time
 (``profiles.choose_profile``).
+
+Whether the read passages answer at all is a question-level decision, read from what the
+sentence scores and the judge say about the question as a whole (``QUESTION_FEATURES``, each in
+[0, 1] or a cosine in [-1, 1]; ``question_features``):
+
+==================  ===========================================================================
+best                the best quotable sentence's probability of answering
+second              the second best's (one lucky sentence against several that agree)
+top_mean            the mean probability of the five best
+cosine_max          the highest cosine of a quotable sentence to the question
+cosine_mean         the mean cosine of the five closest
+evidence_max        the judge's best evidence among the read passages (0 when it gave none)
+==================  ===========================================================================
 """
 
 from __future__ import annotations
@@ -33,6 +46,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from ragloop.documents.chunking import SEPARATOR
 from ragloop.nodes.evidence import defines, name_match, subject_entry
@@ -53,6 +68,8 @@ FEATURES = (
     "toc",
     "boilerplate",
 )
+#: what the abstention model reads about the question as a whole (see the module docstring)
+QUESTION_FEATURES = ("best", "second", "top_mean", "cosine_max", "cosine_mean", "evidence_max")
 #: features that assume a reference manual's layout (entry lines, pages about one subject)
 GENRE = frozenset({"name_entry", "subject_entry"})
 PROFILES: dict[str, frozenset[str]] = {
@@ -262,3 +279,21 @@ def signature_before(q: Quotable) -> str | None:
     if len(lines) != 1 or len(lines[0]) > 120:
         return None
     return lines[0].strip()
+
+
+def question_features(
+    probability: np.ndarray, cosine: np.ndarray, evidence: Iterable[float]
+) -> dict[str, float]:
+    """``QUESTION_FEATURES`` from the quotable sentences' probabilities and cosines and the
+    read passages' judge evidence (empty or all 0 when no judge measured it)."""
+    p = np.sort(np.asarray(probability, dtype=float))[::-1]
+    c = np.sort(np.asarray(cosine, dtype=float))[::-1]
+    ev = [float(e) for e in evidence]
+    return {
+        "best": float(p[0]) if len(p) else 0.0,
+        "second": float(p[1]) if len(p) > 1 else 0.0,
+        "top_mean": float(p[:5].mean()) if len(p) else 0.0,
+        "cosine_max": float(c[0]) if len(c) else 0.0,
+        "cosine_mean": float(c[:5].mean()) if len(c) else 0.0,
+        "evidence_max": max(ev, default=0.0),
+    }
