@@ -194,6 +194,7 @@ def _register_commands() -> None:
         "experiment",
         "serve",
         "testset",
+        "calibrate",
     ):
         try:
             importlib.import_module(f"ragloop.cli.{module}")
