@@ -188,9 +188,15 @@ def fit_model(
 
 
 def calibrate(
-    index: str | Path, *, size: int = 150, seed: int = 0, progress: Progress | None = None
+    index: str | Path,
+    *,
+    size: int = 150,
+    seed: int = 0,
+    progress: Progress | None = None,
+    write: bool = True,
 ) -> Calibration:
-    """Generate, answer, label, fit and write (see the module docstring)."""
+    """Generate, answer, label, fit and (with ``write``) write into the index folder (see the
+    module docstring)."""
     started = time.perf_counter()
     p = plan(index, size, seed)
     settings = load_settings(
@@ -229,7 +235,8 @@ def calibrate(
             "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         },
     )
-    with folder_lock(p.index):  # a rebuild swaps the folder only under this lock
-        atomic_write_bytes(p.index / ROWS_FILE, data)
-        atomic_write_text(p.index / INDEX_MODEL, json.dumps(model.to_dict(), indent=1) + "\n")
+    if write:
+        with folder_lock(p.index):  # a rebuild swaps the folder only under this lock
+            atomic_write_bytes(p.index / ROWS_FILE, data)
+            atomic_write_text(p.index / INDEX_MODEL, json.dumps(model.to_dict(), indent=1) + "\n")
     return Calibration(p, model, rows, dict(ts.kinds), time.perf_counter() - started)
