@@ -104,6 +104,7 @@ def main() -> int:
         level = max((t for t, a, _ in curve if a <= MAX_ANSWERABLE_NOT_FOUND), default=0.0)
         _, a, u = tradeoff(per_question(rows, hand, held), np.array([level]))[0]
         scores["not_found_held_out"] = {"answerable": round(a, 3), "unanswerable": round(u, 3)}
+    scores["judge_stop_level"] = fit.scores["judge_stop_level"]
     print(json.dumps(scores, indent=1))
     print("trade-off (training questions): level  answerable-not-found  unanswerable-not-found")
     for t, a, u in curve:
@@ -114,6 +115,7 @@ def main() -> int:
         link="logistic" if fitted else "identity",
         not_found_below=float(level),
         floor_share=floor_share,
+        stop_level=fit.stop_level,
         provenance={
             "training_data": os.path.relpath(args.rows, HERE.parent),
             "sha256": sha,

@@ -197,10 +197,14 @@ def build_pipeline(
     profile, profile_why = choose_profile([c.page_content for c in index.chunks])
     # the index's own calibration (`ragloop calibrate`) when it fits these embeddings
     answer_model, answer_model_why = model_for_index(settings.index_dir, model_id(emb))
+    judge_calibration = calibration_for(settings.embeddings)
+    stop = answer_model.stop_level if answer_model is not None else None
+    if stop is not None:  # the judge's "sufficient" level, fitted with the answer model
+        judge_calibration = judge_calibration.with_values(grade2=stop)
     offline = OfflineStrategies(
         emb,
         cache,
-        calibration=calibration_for(settings.embeddings),
+        calibration=judge_calibration,
         known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
         # "PostgreSQL" in a question on its docs names nothing the judge should look for
         common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
@@ -231,6 +235,9 @@ def build_pipeline(
     pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
     pipe.sources["answer profile"] = f"{profile} ({profile_why})"
     pipe.sources["answer model"] = answer_model_why
+    pipe.sources["judge stop level"] = (
+        f"{judge_calibration.grade2:g} ({'fitted' if stop is not None else 'hand-set'})"
+    )
     pipe.sources["answer cache"] = (
         f"demo answer cache ({len(cache.questions)} answers)" if cache else "off"
     )

@@ -167,6 +167,7 @@ def fit_model(
         link="logistic",
         not_found_below=fit.not_found_below,
         floor_share=fit.floor_share,
+        stop_level=fit.stop_level,
         provenance={
             "training_data": ROWS_FILE,
             "sha256": sha256,

@@ -14,7 +14,9 @@ Besides the coefficients the fit chooses, on the training questions only:
 - ``floor_share``: how close to the best sentence a further one must score to be quoted
   (the largest share whose quoted-hit rate is within 0.005 of the best share's);
 - ``not_found_below``: the highest level of the best sentence's probability that keeps the
-  answerable questions' "not found" rate at or under ``max_answerable_not_found``.
+  answerable questions' "not found" rate at or under ``max_answerable_not_found``;
+- ``stop_level``: the judge's "sufficient" level (its grade 2), from the chunk evidence the
+  rows carry: the lowest level at which the best chunk holds the gold at ``STOP_PRECISION``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ MAX_ANSWERABLE_NOT_FOUND = 0.08
 SHARES = (0.7, 0.5, 0.3, 0.2, 0.1)
 #: the fewest training questions whose read sentences hold the reference
 MIN_QUESTIONS = 20
+#: the judge stops "sufficient" at the lowest evidence level at which the best chunk holds the
+#: answer this often (on the training questions), with at least ``STOP_SUPPORT`` above it
+STOP_PRECISION = 0.85
+STOP_SUPPORT = 30
 
 
 def fit_logistic(
@@ -174,6 +180,8 @@ class Fit:
     curve: list[tuple[float, float, float]] = field(default_factory=list)
     train_rows: int = 0
     held_rows: int = 0
+    #: the judge's fitted "sufficient" level (``stop_level``); None: too few questions
+    stop_level: float | None = None
 
     def probability(self, x: np.ndarray, features: tuple[str, ...]) -> np.ndarray:
         w = np.array([self.coef.get(f, 0.0) for f in features])
@@ -228,6 +236,7 @@ def fit_rows(
     level = max((t for t, a, _ in curve if a <= max_answerable_not_found), default=0.0)
     _, ans_nf, un_nf = tradeoff(per_question(rows, prob, held), np.array([level]))[0]
     scores["not_found_held_out"] = {"answerable": _r(ans_nf), "unanswerable": _r(un_nf)}
+    stop, scores["judge_stop_level"] = stop_level(rows, train, held)
     return Fit(
         coef=coef,
         intercept=round(b, 5),
@@ -237,7 +246,66 @@ def fit_rows(
         curve=curve,
         train_rows=int(fit_mask.sum()),
         held_rows=int(test.sum()),
+        stop_level=stop,
     )
+
+
+def best_chunks(rows: SentenceRows, mask: np.ndarray) -> dict[str, tuple[float, bool]]:
+    """qid -> (the judge's best chunk evidence, that chunk holds the gold), over ``mask``.
+
+    A row carries its chunk's evidence, not the chunk's id: the sentences of one question with
+    the same evidence are taken as one chunk (two chunks with equal evidence to four decimals
+    count as one). An unanswerable question's best chunk never holds the gold."""
+    if "evidence" not in rows.features:
+        return {}
+    ev = rows.x[:, rows.features.index("evidence")]
+    chunks: dict[tuple[str, float], bool] = {}
+    for i in np.flatnonzero(mask):
+        k = (str(rows.qid[i]), round(float(ev[i]), 4))
+        chunks[k] = chunks.get(k, False) or bool(rows.label[i])
+    best: dict[str, tuple[float, bool]] = {}
+    for (qid, e), gold in chunks.items():
+        if qid not in best or e > best[qid][0]:
+            best[qid] = (e, gold)
+    return best
+
+
+def stop_precision(best: dict[str, tuple[float, bool]], level: float) -> tuple[float, int]:
+    """(share of questions whose best chunk holds the gold, how many) with best >= level."""
+    hits = [gold for e, gold in best.values() if e >= level]
+    return (float(np.mean(hits)) if hits else float("nan")), len(hits)
+
+
+def stop_level(
+    rows: SentenceRows,
+    train: np.ndarray,
+    held: np.ndarray,
+    precision: float = STOP_PRECISION,
+    support: int = STOP_SUPPORT,
+) -> tuple[float | None, dict[str, Any]]:
+    """The judge's "sufficient" level (its grade 2): the lowest evidence level (step 0.01) at
+    which the training questions' best chunk holds the gold at least ``precision`` of the
+    time, over at least ``support`` questions; None when no level qualifies. With how the
+    held-out questions fare at it."""
+    train_best, held_best = best_chunks(rows, train), best_chunks(rows, held)
+    levels = np.round(np.arange(0.3, 1.0001, 0.01), 2)
+    curve = [(float(t), *stop_precision(train_best, float(t))) for t in levels]
+    level = next((t for t, p, n in curve if n >= support and p >= precision), None)
+    report: dict[str, Any] = {
+        "rule": f"lowest evidence level whose training questions' best chunk holds the gold "
+        f">= {precision} of the time over >= {support} questions",
+        "chunks": "a question's sentences with equal judge evidence",
+        "level": level,
+    }
+    if level is not None:
+        p_train, n_train = stop_precision(train_best, level)
+        p_held, n_held = stop_precision(held_best, level)
+        report["train"] = {"precision": _r(p_train), "questions_stopped": n_train,
+                           "of": len(train_best)}  # fmt: skip
+        report["held_out"] = {"precision": _r(p_held), "questions_stopped": n_held,
+                              "of": len(held_best)}  # fmt: skip
+    report["curve_train"] = [[t, _r(p), n] for t, p, n in curve[::5]]
+    return level, report
 
 
 def _r(v: float) -> float | None:

@@ -41,6 +41,9 @@ class AnswerModel:
     not_found_below: float = 0.0
     #: a further sentence is quoted only when it reaches this share of the best one
     floor_share: float = 0.7
+    #: the judge's evidence level at which a chunk answers alone (grade 2: the loop stops
+    #: "sufficient"), fitted on the same rows; None keeps the judge's own level
+    stop_level: float | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
@@ -60,6 +63,7 @@ class AnswerModel:
             "intercept": self.intercept,
             "not_found_below": self.not_found_below,
             "floor_share": self.floor_share,
+            **({"stop_level": self.stop_level} if self.stop_level is not None else {}),
             "provenance": self.provenance,
         }
 
@@ -86,12 +90,16 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
     floor_share = _number(data.get("floor_share", 0.7), "floor_share")
     if not 0.0 < floor_share <= 1.0:
         raise ConfigError(f"answer model: floor_share must be in (0, 1], got {floor_share}")
+    stop = data.get("stop_level")
+    if stop is not None and not 0.0 < _number(stop, "stop_level") <= 1.0:
+        raise ConfigError(f"answer model: stop_level must be in (0, 1], got {stop}")
     return AnswerModel(
         link=link,
         coef={k: _number(v, f"coef[{k}]") for k, v in coef.items()},
         intercept=_number(data.get("intercept"), "intercept"),
         not_found_below=_number(data.get("not_found_below", 0.0), "not_found_below"),
         floor_share=floor_share,
+        stop_level=None if stop is None else float(stop),
         provenance=dict(provenance),
     )
 
