@@ -1,10 +1,10 @@
 """The frozen-bench gate: the shipped answer model, recomputed on the frozen labelled rows of
 the four development corpora, must not leave any corpus's committed interval on the bad side.
 
-The rows and intervals are in ``tests/fixtures/bench_gate`` (``bench/gate_freeze.py`` writes
+The rows and intervals are in ``tests/fixtures/bench_gate`` (``bench/_gate_freeze.py`` writes
 them, with the model shipped then). A refit or a hand edit of ``answer_model.json`` that drops
 a corpus fails here; one that improves never does. When the features change, collect the rows
-again and run ``bench/gate_freeze.py`` before refitting (see bench/README.md).
+again and run ``bench/_gate_freeze.py`` before refitting (see bench/README.md).
 """
 
 from __future__ import annotations

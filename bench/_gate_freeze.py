@@ -3,9 +3,10 @@ rows and the shipped answer model's per-corpus intervals on them.
 
 Run it when the labelled rows are collected again (new or changed features), BEFORE refitting
 the model: the intervals are the model shipped then, and the refit must not leave them on the
-bad side (``ragloop.calibration.gate``). Usage::
+bad side (``ragloop.calibration.gate``). Named with ``_`` so ``make bench`` never rewrites the
+gate. Usage::
 
-    python bench/gate_freeze.py [--rows bench/data/answer_rows.csv.gz]
+    python bench/_gate_freeze.py [--rows bench/data/answer_rows.csv.gz]
 """
 
 from __future__ import annotations
