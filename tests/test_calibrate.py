@@ -135,3 +135,18 @@ def test_too_few_labelled_questions_write_nothing(tmp_path):
     out = runner.invoke(app, ["calibrate", str(idx), "-n", "40"], env=env)
     assert out.exit_code != 0 and ("calibration" in out.output or "question" in out.output)
     assert not (idx / INDEX_MODEL).exists()
+
+
+def test_the_judge_stops_at_the_fitted_level(calibrated, tmp_path):
+    idx, _, _, _ = calibrated
+    other = tmp_path / "idx"
+    shutil.copytree(idx, other)
+    data = json.loads((other / INDEX_MODEL).read_text())
+    settings = load_settings(index_dir=other, embeddings="wordllama", web="off")
+    for level, shown in ((0.77, "0.77 (fitted)"), (None, "0.98 (hand-set)")):
+        data.pop("stop_level", None)
+        data.update({"stop_level": level} if level else {})
+        (other / INDEX_MODEL).write_text(json.dumps(data))
+        pipe = build_pipeline(settings, env={})
+        assert pipe.deps.judge.calibration.grade2 == (level or 0.98)
+        assert pipe.sources["judge stop level"] == shown

@@ -4,13 +4,14 @@ read by name, and clear errors when there is too little to fit."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragloop.calibration.fit import auc, fit_logistic, fit_rows, held_out
+from ragloop.calibration.fit import auc, fit_logistic, fit_rows, held_out, stop_level
 from ragloop.calibration.rows import META, SentenceRows, read_rows, write_rows
 from ragloop.errors import ConfigError
 from ragloop.nodes.sentences import FEATURES
@@ -112,3 +113,25 @@ def test_rows_round_trip_and_are_read_by_name(tmp_path):
     with pytest.raises(ConfigError, match=FEATURES[0]):
         SentenceRows.from_records(lacking)
     assert set(META) <= set(rows.to_csv().splitlines()[0].split(","))
+
+
+def test_the_stop_level_is_the_lowest_evidence_level_precise_enough():
+    rng = np.random.default_rng(5)
+    records = []
+    for q in range(200):  # the best chunk's evidence; it holds the gold more often when high
+        e = float(rng.random())
+        gold = bool(rng.random() < (0.95 if e >= 0.6 else 0.4))
+        feats = dict.fromkeys(FEATURES, 0.0) | {"evidence": round(e, 4), "cosine": 0.5}
+        for s in range(2):  # two sentences of the chunk; the first holds the gold
+            records.append(
+                {"corpus": "c", "qid": f"q{q}", "kind": "specific", "unanswerable": 0,
+                 "label": int(gold and s == 0), "flawed": 0, **feats}
+            )  # fmt: skip
+    rows = SentenceRows.from_records(records)
+    everything = np.ones(len(rows), dtype=bool)
+    level, report = stop_level(rows, everything, everything, precision=0.85, support=30)
+    assert level is not None and 0.5 <= level <= 0.65
+    assert report["train"]["precision"] >= 0.85 and report["train"]["questions_stopped"] >= 30
+    assert stop_level(rows, everything, everything, precision=0.99, support=30)[0] is None
+    no_evidence = replace(rows, features=tuple(f for f in rows.features if f != "evidence"))
+    assert stop_level(no_evidence, everything, everything)[0] is None
