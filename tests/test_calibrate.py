@@ -34,7 +34,7 @@ def calibrated(tmp_path_factory):
     dry = runner.invoke(app, ["calibrate", str(idx), "--dry-run", "--json"], env=env)
     assert dry.exit_code == 0, dry.output
     assert not (idx / INDEX_MODEL).exists()  # a dry run writes nothing
-    done = runner.invoke(app, ["calibrate", str(idx), "-n", "80", "--json"], env=env)
+    done = runner.invoke(app, ["calibrate", str(idx), "-n", "80", "--use", "--json"], env=env)
     assert done.exit_code == 0, done.output
     return idx, env, json.loads(dry.stdout), json.loads(done.stdout)
 
@@ -43,7 +43,12 @@ def test_dry_run_says_what_it_would_do(calibrated):
     idx, _, dry, _ = calibrated
     assert dry["dry_run"] is True and dry["index"] == str(idx)
     assert dry["embeddings_model"] == read_manifest(idx)["embeddings_model"]
-    assert dry["writes"] == [str(idx / INDEX_MODEL), str(idx / "calibration_rows.csv.gz")]
+    # without --use the fit is kept as a candidate the answer never reads
+    assert dry["use"] is False
+    assert dry["writes"] == [
+        str(idx / "answer_model.candidate.json"),
+        str(idx / "calibration_rows.csv.gz"),
+    ]
     assert dry["answer_model_in_use"].startswith("hand-set")  # no fit serves WordLlama
 
 
@@ -74,6 +79,20 @@ def test_the_answer_uses_the_index_calibration(calibrated):
     assert pipe.deps.answerer.not_found_below == own.not_found_below
     shown = runner.invoke(app, ["calibrate", str(idx), "--dry-run"], env=env)
     assert "calibrated on this corpus" in shown.output
+
+
+def test_without_use_the_fit_is_a_candidate_the_answer_does_not_read(calibrated, tmp_path):
+    idx, env, _, _ = calibrated
+    other = tmp_path / "idx"
+    shutil.copytree(idx, other)
+    (other / INDEX_MODEL).unlink()
+    out = runner.invoke(app, ["calibrate", str(other), "-n", "60"], env=env)
+    assert out.exit_code == 0, out.output
+    assert "kept as a candidate" in out.output and "--use" in out.output
+    assert from_dict(json.loads((other / "answer_model.candidate.json").read_text()))
+    assert not (other / INDEX_MODEL).exists()
+    settings = load_settings(index_dir=other, embeddings="wordllama", web="off")
+    assert build_pipeline(settings, env={}).sources["answer model"].startswith("hand-set")
 
 
 def test_a_rebuild_with_the_same_embeddings_keeps_it_and_the_report_says_so(calibrated):

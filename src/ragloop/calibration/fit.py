@@ -48,12 +48,18 @@ STOP_SUPPORT = 30
 
 
 def fit_logistic(
-    x: np.ndarray, y: np.ndarray, c: float = 1.0, tol: float = 1e-10, max_iter: int = 100
+    x: np.ndarray,
+    y: np.ndarray,
+    c: float = 1.0,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    prior: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
-    """L2-penalised logistic regression (penalty ``|w|^2 / 2``, ``c`` times the summed log
-    loss, intercept not penalised) on standardised columns; (weights, intercept) in raw units.
+    """L2-penalised logistic regression (penalty ``|w - prior|^2 / 2`` on standardised
+    columns, ``c`` times the summed log loss, intercept not penalised); (weights, intercept)
+    in raw units. ``prior`` (raw units, default 0) is what the weights shrink towards.
 
-    A constant column gets weight 0. Both classes must be present.
+    A constant column gets the prior's weight. Both classes must be present.
     """
     y = np.asarray(y, dtype=float)
     if x.ndim != 2 or len(x) != len(y) or len(y) == 0:
@@ -66,12 +72,15 @@ def fit_logistic(
     mu, sd = x.mean(0), x.std(0)
     sd = np.where(sd > 0, sd, 1.0)
     z = np.hstack([(x - mu) / sd, np.ones((len(x), 1))])
-    theta = np.zeros(z.shape[1])
+    centre = np.zeros(z.shape[1])
+    if prior is not None:
+        centre[:-1] = np.asarray(prior, dtype=float) * sd  # the prior in standardised units
+    theta = centre.copy()
     ridge = np.ones(z.shape[1])
     ridge[-1] = 0.0  # the intercept is not penalised
     for _ in range(max_iter):
         p = 1.0 / (1.0 + np.exp(-np.clip(z @ theta, -35, 35)))
-        grad = c * z.T @ (p - y) + ridge * theta
+        grad = c * z.T @ (p - y) + ridge * (theta - centre)
         hess = c * (z.T * (p * (1 - p))) @ z + np.diag(ridge) + 1e-12 * np.eye(len(theta))
         step = np.linalg.solve(hess, grad)
         theta -= step

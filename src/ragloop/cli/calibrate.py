@@ -20,6 +20,12 @@ def calibrate(
         150, "--size", "-n", min=1, help="how many questions to generate and answer"
     ),
     seed: int = typer.Option(0, "--seed", help="the same seed and index give the same fit"),
+    use: bool = typer.Option(
+        False,
+        "--use",
+        help="answer with the fitted model from now on (default: keep it as a candidate; on "
+        "the development corpora a fit on generated questions did worse than the shipped one)",
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="check the index and say what would be done; write nothing"
     ),
@@ -30,14 +36,15 @@ def calibrate(
     Generates a test set from the index's corpus (offline), answers each question with the
     loop, labels the sentences the answer read by whether they hold the question's reference,
     fits the same logistic model the shipped one is on 70% of the questions and scores it on
-    the rest against the shipped model. Writes answer_model.json (with its provenance) and the
-    rows into the index folder; `ragloop ask` then uses it with the same embeddings.
+    the rest against the shipped model. Writes the model (with its provenance) and the rows
+    into the index folder: with --use as answer_model.json, which `ragloop ask` then uses with
+    the same embeddings; else as answer_model.candidate.json, which nothing reads.
     """
     from ragloop.calibration.corpus import calibrate as run_calibration
     from ragloop.calibration.corpus import plan
 
     if dry_run:
-        p = plan(index_dir, size, seed)
+        p = plan(index_dir, size, seed, use)
         if as_json:
             typer.echo(json.dumps({"dry_run": True, **p.to_dict()}, indent=2))
             return
@@ -52,7 +59,7 @@ def calibrate(
         def progress(what: str, done: int, total: int) -> None:
             bar.update(task, description=what, completed=done, total=total)
 
-        result = run_calibration(index_dir, size=size, seed=seed, progress=progress)
+        result = run_calibration(index_dir, size=size, seed=seed, progress=progress, use=use)
     data = result.to_dict()
     if as_json:
         typer.echo(json.dumps(data, indent=2))
@@ -79,10 +86,14 @@ def calibrate(
     table.add_row("embeddings", plain(data["embeddings_model"]))
     table.add_row("seconds", str(data["seconds"]))
     console.print(table)
-    console.print(
-        plain(f"the answer over {result.plan.index} now uses this model (with these embeddings)"),
-        highlight=False,
-    )
+    if use:
+        said = f"the answer over {result.plan.index} now uses this model (with these embeddings)"
+    else:
+        said = (
+            f"kept as a candidate; the answer still uses: {result.plan.in_use}. Pass --use to "
+            "answer with it (check with your own questions first: see docs/answer-quality.md)"
+        )
+    console.print(plain(said), highlight=False)
 
 
 def _num(value: object) -> str:

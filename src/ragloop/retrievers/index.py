@@ -49,9 +49,13 @@ __all__ = [
 
 Progress = Callable[[int, int], None]
 #: files of an index folder that are not the index but belong to its corpus (the answer model
-#: ``ragloop calibrate`` fitted on it, and its rows): a rebuild with the same embedding model
-#: keeps them; with another model they no longer apply and are left behind with the old index
-KEPT_ACROSS_REBUILDS = ("answer_model.json", "calibration_rows.csv.gz")
+#: ``ragloop calibrate`` fitted on it, its rows, a fit not put to use): a rebuild with the same
+#: embedding model keeps them; with another model they no longer apply and are left behind
+KEPT_ACROSS_REBUILDS = (
+    "answer_model.json",
+    "calibration_rows.csv.gz",
+    "answer_model.candidate.json",
+)
 
 
 @dataclass
