@@ -16,7 +16,8 @@ Naive hybrid RAG (hybrid top k, the same answer step) is measured with each mode
 Per corpus and pooled: whether the answer holds the gold passage and "not found" on
 answerable and unanswerable questions, each with a bootstrap 95% interval, and the paired
 differences self - shipped and self - loco (bootstrap over questions, resampled within each
-corpus). Usage::
+corpus). The generated questions' labelled rows are kept in each corpus's bench folder
+(``self_calibration_rows.csv.gz``) for refitting offline. Usage::
 
     python bench/self_calibration.py [--corpora pg,py,sqlite,bash] [--size 150] [--limit 30]
 """
@@ -39,7 +40,7 @@ from _quality_measure import bootstrap, holds_gold
 from answer_quality import corpus, unanswerable_questions
 
 from ragloop.calibration.corpus import calibrate, fit_model
-from ragloop.calibration.rows import read_rows
+from ragloop.calibration.rows import read_rows, write_rows
 from ragloop.config import load_settings
 from ragloop.nodes.answer import answer_step
 from ragloop.nodes.answer_model import AnswerModel
@@ -102,6 +103,8 @@ def run_corpus(name: str, args: argparse.Namespace) -> tuple[list[dict], dict[st
     spec = load_settings(**({"embeddings": args.embeddings} if args.embeddings else {})).embeddings
     folder = work / f"index-{spec}"
     cal = calibrate(folder, size=args.size, seed=0, write=False)
+    # the generated questions' labelled rows, for refitting offline without the loop
+    write_rows(cal.rows, work / "self_calibration_rows.csv.gz")
     emb_model = cal.plan.embeddings_model
     shipped = pipe.deps.answerer.answer_model
     models = {"shipped": shipped, "loco": loco_model(name, emb_model), "self": cal.model}
