@@ -18,6 +18,7 @@ import pytest
 
 from ragloop.calibration.gate import FIGURES, check, figures
 from ragloop.calibration.rows import read_rows
+from ragloop.errors import ConfigError
 from ragloop.nodes.answer_model import load_model
 
 GATE = Path(__file__).parent / "fixtures" / "bench_gate"
@@ -26,7 +27,13 @@ GATE = Path(__file__).parent / "fixtures" / "bench_gate"
 @pytest.fixture(scope="module")
 def frozen():
     bounds = json.loads((GATE / "bounds.json").read_text())
-    rows, sha = read_rows(GATE / "rows.csv.gz")
+    try:
+        rows, sha = read_rows(GATE / "rows.csv.gz")
+    except ConfigError as exc:  # the features changed since the gate was frozen
+        pytest.fail(
+            f"{exc}. Collect the rows again (bench/answer_quality.py --features) and freeze the "
+            "gate with bench/_gate_freeze.py BEFORE refitting the model"
+        )
     assert sha == bounds["provenance"]["rows_sha256"], "rows replaced without gate_freeze.py"
     return rows, bounds
 
