@@ -6,14 +6,15 @@ loop kept (``who`` = loop) and of hybrid's top k (``who`` = naive), with the pas
 (``rank``) and judge grade, its ``sentences.FEATURES``, whether it holds the gold passage,
 whether it may be quoted, and whether its question is unanswerable). Output:
 ``src/ragloop/data/answer_model.json`` with the coefficients (in the features' own units), the
-training data's sha256, the split, the seed and the held-out scores, and the abstention
-trade-off curves the levels were chosen from.
+training data's sha256, the split, the seed and the held-out scores, the judge's stop level,
+and the abstention trade-off curves the levels were chosen from.
 
-Sentence model: a logistic regression (scikit-learn, L2, C = 1, features standardised) on the
-sentences the loop's answer reads (its first k passages). It is small, its coefficients read
-as "what a feature is worth", and a ranking of sentences is what the answer needs; it is
+Sentence model: a logistic regression (L2, C = 1, features standardised; fitted by
+``ragloop.calibration.fit``, the same code ``ragloop calibrate`` fits a user's corpus with) on
+the sentences the loop's answer reads (its first k passages). It is small, its coefficients
+read as "what a feature is worth", and a ranking of sentences is what the answer needs; it is
 compared, on the same held-out questions, with the hand-set weights.
-Abstention model: a logistic regression of "the question is answerable" on
+Abstention model: a logistic regression (the same fit) of "the question is answerable" on
 ``sentences.QUESTION_FEATURES`` of the read sentences, fitted twice: ``judged`` on the loop's
 read passages (with the judge's evidence), ``unjudged`` on hybrid's top k (without); its
 level is the highest whose answerable not-found rate on the training questions is at most
@@ -27,7 +28,6 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
-import hashlib
 import json
 import os
 import sys
@@ -35,23 +35,34 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 
+from ragloop.calibration.corpus import handset_model
+from ragloop.calibration.fit import (
+    HELD,
+    MAX_ANSWERABLE_NOT_FOUND,
+    SEED,
+    SHARES,
+    fit_logistic,
+    fit_rows,
+    held_out,
+    per_question,
+    quoted_hit,
+    sigmoid,
+    top1,
+    tradeoff,
+)
+from ragloop.calibration.rows import SentenceRows, read_rows
 from ragloop.nodes.answer_model import Abstention, AnswerModel
-from ragloop.nodes.extractive import AnswerWeights
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES, question_features
+from ragloop.safety import atomic_write_text
 
 HERE = Path(__file__).resolve().parent
 ROWS = HERE / "data" / "answer_rows.csv.gz"
 OUT = HERE.parent / "src" / "ragloop" / "data" / "answer_model.json"
-SEED, HELD = 0, 0.3
-#: the passages the answer reads (the bench's k)
-READ = 5
 #: the embedding model the rows' cosines come from (the bench's default, MiniLM int8)
 EMBEDDINGS_MODEL = "sentence-transformers/all-MiniLM-L6-v2:onnx-int8-dynamic:8199be6f"
-#: the "not found" level keeps answerable questions' not-found rate at or under this
-MAX_ANSWERABLE_NOT_FOUND = 0.08
+#: the passages the answer reads (the bench's k)
+READ = 5
 
 
 def load(path: Path) -> tuple[list[dict[str, str]], np.ndarray]:
@@ -116,13 +127,13 @@ def fit_abstention(
     not-found rates and its trade-off curves (training and held-out questions)."""
     qids, corpora, y, q = question_table(rows, x, score, read_by(rows, who))
     held = np.array([held_out(qid) for qid in qids])
-    w, b = fit(q[~held], y[~held])
+    w, b = fit_logistic(q[~held], y[~held])
     p = 1 / (1 + np.exp(-(b + q @ w)))
     level = highest_level(p[~held], y[~held])
     loco = {}
     for corpus in sorted(set(corpora)):
         inside = np.array([c == corpus for c in corpora])
-        wc, bc = fit(q[~inside], y[~inside])
+        wc, bc = fit_logistic(q[~inside], y[~inside])
         pc = 1 / (1 + np.exp(-(bc + q @ wc)))
         a, u = not_found_rates(pc[inside], y[inside], highest_level(pc[~inside], y[~inside]))
         loco[corpus] = {"answerable": round(a, 3), "unanswerable": round(u, 3)}
@@ -152,83 +163,18 @@ def fit_abstention(
     return Abstention(coef, round(b, 5), round(level, 4)), report
 
 
-def held_out(qid: str, seed: int = SEED) -> bool:
-    return hashlib.sha1(f"{seed}/{qid}".encode()).digest()[0] < 256 * HELD
-
-
-def handset_coef() -> dict[str, float]:
-    """The hand-set ``AnswerWeights`` as coefficients of the same features."""
-    w = AnswerWeights()
-    return {
-        "cosine": 1.0,
-        "name_sentence": w.name_sentence,
-        "name_heading": w.name_heading,
-        "heading_cosine": w.heading_cosine,
-        "name_entry": w.name_entry,
-        "subject_entry": w.subject_entry,
-        "evidence": w.evidence,
-    }
-
-
-def handset(x: np.ndarray) -> np.ndarray:
-    coef = handset_coef()
-    return x @ np.array([coef.get(f, 0.0) for f in FEATURES])
-
-
-def per_question(rows: list[dict[str, str]], score: np.ndarray, mask: np.ndarray) -> dict:
-    """qid -> (corpus, unanswerable, support = best quotable score, best holds gold, any gold)."""
-    best: dict[str, list] = {}
-    for i in np.flatnonzero(mask):
-        r = rows[i]
-        if r["flawed"] == "1":
-            continue
-        b = best.setdefault(r["qid"], [r["corpus"], r["unanswerable"] == "1", -1e9, False, False])
-        b[4] = b[4] or r["label"] == "1"
-        if score[i] > b[2]:
-            b[2], b[3] = float(score[i]), r["label"] == "1"
-    return best
-
-
-def top1(q: dict) -> float:
-    """Among answerable questions whose read sentences hold the gold: best sentence is gold."""
-    xs = [b[3] for b in q.values() if not b[1] and b[4]]
-    return sum(xs) / len(xs) if xs else float("nan")
-
-
-def tradeoff(q: dict, levels: np.ndarray) -> list[tuple[float, float, float]]:
-    """(level, answerable not-found rate, unanswerable not-found rate) at each level."""
-    ans = np.array([b[2] for b in q.values() if not b[1]])
-    un = np.array([b[2] for b in q.values() if b[1]])
-    return [
-        (float(t), float((ans < t).mean()) if len(ans) else 0.0, float((un < t).mean()))
-        for t in levels
-    ]
-
-
-def quoted_hit(
-    rows: list[dict[str, str]], score: np.ndarray, mask: np.ndarray, share: float
-) -> float:
-    """Answerable questions whose quoted sentences (the best, then up to two more scoring
-    ``share`` of it) hold the gold; one source a sentence is not modelled here."""
-    by: dict[str, list[int]] = defaultdict(list)
-    for i in np.flatnonzero(mask):
-        if rows[i]["unanswerable"] == "0" and rows[i]["flawed"] == "0":
-            by[rows[i]["qid"]].append(int(i))
-    hits = []
-    for ix in by.values():
-        ix.sort(key=lambda i: -score[i])
-        picked = [i for i in ix if score[i] >= share * score[ix[0]]][:3]
-        hits.append(any(rows[i]["label"] == "1" for i in picked))
-    return float(np.mean(hits)) if hits else float("nan")
-
-
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Logistic regression on standardised features; coefficients back in raw units."""
-    mu, sd = x.mean(0), x.std(0)
-    sd[sd == 0] = 1.0
-    model = LogisticRegression(C=1.0, max_iter=2000).fit((x - mu) / sd, y)
-    w = model.coef_[0] / sd
-    return w, float(model.intercept_[0] - (model.coef_[0] * mu / sd).sum())
+def loco(rows: SentenceRows, hand: np.ndarray) -> dict[str, dict[str, float]]:
+    """Per corpus: best sentence holds the gold, fitted without that corpus vs hand-set."""
+    quotable = ~rows.flawed & ~rows.unanswerable
+    out = {}
+    for corpus in sorted(set(rows.corpus.tolist())):
+        inside = rows.corpus == corpus
+        w, b = fit_logistic(rows.x[~inside & quotable], rows.label[~inside & quotable])
+        out[corpus] = {
+            "model": round(top1(per_question(rows, sigmoid(b + rows.x @ w), inside)), 3),
+            "handset": round(top1(per_question(rows, hand, inside)), 3),
+        }
+    return out
 
 
 def main() -> int:
@@ -236,76 +182,49 @@ def main() -> int:
     ap.add_argument("--rows", type=Path, default=ROWS)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
+    every, sha = read_rows(args.rows)
     all_rows, all_x = load(args.rows)
     # the sentence model and its scores: the sentences the loop's answer reads
-    loop_read = read_by(all_rows, "loop")
-    rows, x = [r for r, m in zip(all_rows, loop_read, strict=True) if m], all_x[loop_read]
-    y = np.array([r["label"] == "1" for r in rows], dtype=int)
-    quotable = np.array([r["flawed"] == "0" for r in rows])
-    held = np.array([held_out(r["qid"]) for r in rows])
-    answerable = np.array([r["unanswerable"] == "0" for r in rows])
-    train = ~held & quotable & answerable
-    w, b = fit(x[train], y[train])
-    prob = 1 / (1 + np.exp(-(b + x @ w)))
-    hand = handset(x)
-    test = held & quotable & answerable
-    print(f"{len(rows)} sentence rows read by the loop, {len({r['qid'] for r in rows})} questions; "
-          f"train {train.sum()} rows, held-out {test.sum()} rows")  # fmt: skip
-    auc = {
-        "model": roc_auc_score(y[test], prob[test]),
-        "handset": roc_auc_score(y[test], hand[test]),
-    }
-    q_model, q_hand = per_question(rows, prob, held), per_question(rows, hand, held)
-    scores = {
-        "sentence_auc": {k: round(v, 3) for k, v in auc.items()},
-        "best_sentence_holds_gold": {
-            "model": round(top1(q_model), 3),
-            "handset": round(top1(q_hand), 3),
-        },
-    }
-    loco = {}
-    for corpus in sorted({r["corpus"] for r in rows}):
-        inside = np.array([r["corpus"] == corpus for r in rows])
-        wc, bc = fit(x[~inside & quotable & answerable], y[~inside & quotable & answerable])
-        pc = 1 / (1 + np.exp(-(bc + x @ wc)))
-        loco[corpus] = {
-            "model": round(top1(per_question(rows, pc, inside)), 3),
-            "handset": round(top1(per_question(rows, hand, inside)), 3),
-        }
-    scores["leave_one_corpus_out_best_sentence_holds_gold"] = loco
+    rows = every.select(read_by(all_rows, "loop"))
+    held = np.array([held_out(str(q)) for q in rows.qid], dtype=bool)
+    hand_model = handset_model()
+    hand = hand_model.probability(rows.x)
+    fit = fit_rows(rows, ~held, baselines={"handset": hand_model.probability}, held=held)
+    print(f"{len(rows)} sentence rows read by the loop, {rows.questions} questions; "
+          f"train {fit.train_rows} rows, held-out {fit.held_rows} rows")  # fmt: skip
+    scores = {k: fit.scores[k] for k in ("sentence_auc", "best_sentence_holds_gold")}
+    scores["leave_one_corpus_out_best_sentence_holds_gold"] = by_corpus = loco(rows, hand)
     # the scorer shipped: the fitted one only when it also wins on corpora it never saw
-    mean = {k: float(np.mean([v[k] for v in loco.values()])) for k in ("model", "handset")}
+    mean = {k: float(np.mean([v[k] for v in by_corpus.values()])) for k in ("model", "handset")}
     fitted = mean["model"] >= mean["handset"]
     scores["chosen"] = "logistic (fitted)" if fitted else "hand-set weights (identity link)"
-    score = prob if fitted else hand
-    # how close to the best a further sentence must score to be quoted: the largest share
-    # whose training questions' quoted-hit rate is within 0.005 of the best share's
-    shares = (0.7, 0.5, 0.3, 0.2, 0.1)
-    hit = {f: quoted_hit(rows, score, ~held, f) for f in shares}
-    floor_share = max(f for f in shares if hit[f] >= max(hit.values()) - 0.005)
-    scores["quoted_sentences_hold_gold"] = {
-        "floor_share": floor_share,
-        "train": {str(f): round(v, 3) for f, v in hit.items()},
-        "held_out": round(quoted_hit(rows, score, held, floor_share), 3),
-        "held_out_at_0.7": round(quoted_hit(rows, score, held, 0.7), 3),
-    }
-    # the "not found" level: on the training questions, the highest level that keeps the
-    # answerable questions' not-found rate at or under MAX_ANSWERABLE_NOT_FOUND
-    q_train = per_question(rows, score, ~held)
-    levels = np.round(np.arange(0.0, 0.3 if fitted else 1.0, 0.005 if fitted else 0.02), 3)
-    curve = tradeoff(q_train, levels)
-    level = max((t for t, a, _ in curve if a <= MAX_ANSWERABLE_NOT_FOUND), default=0.0)
-    held_curve = tradeoff(per_question(rows, score, held), np.array([level]))[0]
-    scores["not_found_held_out"] = {
-        "answerable": round(held_curve[1], 3),
-        "unanswerable": round(held_curve[2], 3),
-    }
+    if fitted:
+        floor_share, level, curve = fit.floor_share, fit.not_found_below, fit.curve
+        scores["quoted_sentences_hold_gold"] = {
+            **fit.scores["quoted_sentences_hold_gold"],
+            "held_out_at_0.7": round(quoted_hit(rows, fit.probability(rows.x, rows.features),
+                                                held, 0.7), 3),
+        }  # fmt: skip
+        scores["not_found_held_out"] = fit.scores["not_found_held_out"]
+    else:  # the hand-set scores: the same choices, on their scale
+        hit = {f: quoted_hit(rows, hand, ~held, f) for f in SHARES}
+        floor_share = max(f for f in SHARES if hit[f] >= max(hit.values()) - 0.005)
+        scores["quoted_sentences_hold_gold"] = {
+            "floor_share": floor_share,
+            "train": {str(f): round(v, 3) for f, v in hit.items()},
+            "held_out": round(quoted_hit(rows, hand, held, floor_share), 3),
+        }
+        curve = tradeoff(per_question(rows, hand, ~held), np.round(np.arange(0, 1.0, 0.02), 3))
+        level = max((t for t, a, _ in curve if a <= MAX_ANSWERABLE_NOT_FOUND), default=0.0)
+        _, a, u = tradeoff(per_question(rows, hand, held), np.array([level]))[0]
+        scores["not_found_held_out"] = {"answerable": round(a, 3), "unanswerable": round(u, 3)}
+    scores["judge_stop_level"] = fit.scores["judge_stop_level"]
     print(json.dumps(scores, indent=1))
-    print("trade-off, best sentence only (training questions): level  answerable  unanswerable")
+    print("trade-off (training questions): level  answerable-not-found  unanswerable-not-found")
     for t, a, u in curve:
         print(f"  {t:6.3f} {a:8.3f} {u:8.3f}{'  <- chosen' if t == level else ''}")
     # the question-level abstention fits, on every row's score under the chosen scorer
-    all_score = 1 / (1 + np.exp(-(b + all_x @ w))) if fitted else handset(all_x)
+    all_score = fit.probability(all_x, FEATURES) if fitted else hand_model.probability(all_x)
     abstain, abstain_report = {}, {}
     for variant, who in (("judged", "loop"), ("unjudged", "naive")):
         if not read_by(all_rows, who).any():
@@ -321,30 +240,28 @@ def main() -> int:
             rep["tradeoff_train"], rep["tradeoff_held_out"], strict=True
         ):
             print(f"  {t:5.2f}   {a:6.3f} {ha:6.3f}   {u:6.3f} {hu:6.3f}")
-    data = args.rows.read_bytes()
     model = AnswerModel(
-        coef={f: round(float(v), 5) for f, v in zip(FEATURES, w, strict=True)}
-        if fitted
-        else handset_coef(),
-        intercept=round(b, 5) if fitted else 0.0,
+        coef=fit.coef if fitted else hand_model.coef,
+        intercept=fit.intercept if fitted else 0.0,
         link="logistic" if fitted else "identity",
         not_found_below=float(level),
         floor_share=floor_share,
         abstain=abstain,
+        stop_level=fit.stop_level,
         provenance={
             "training_data": os.path.relpath(args.rows, HERE.parent),
-            "sha256": hashlib.sha256(data).hexdigest(),
+            "sha256": sha,
             "rows": len(all_rows),
             "split": f"questions by sha1(seed/qid), {HELD:.0%} held out; sentence model on the"
             f" quotable sentences of answerable questions in the loop's first {READ} passages",
             "seed": SEED,
             # the cosines' scale is the embedding model's: the model serves that one only
             "embeddings_model": EMBEDDINGS_MODEL,
-            "model": "sklearn LogisticRegression(C=1.0), standardised features"
+            "model": "logistic regression, L2 (C=1), standardised features, Newton (numpy)"
             if fitted
             else "hand-set AnswerWeights (the fit lost on corpora it never saw)",
-            "fitted_coef": {f: round(float(v), 5) for f, v in zip(FEATURES, w, strict=True)},
-            "fitted_intercept": round(b, 5),
+            "fitted_coef": fit.coef,
+            "fitted_intercept": fit.intercept,
             "not_found_rule": "highest level with answerable not-found <= "
             f"{MAX_ANSWERABLE_NOT_FOUND} on the training questions",
             "held_out": scores,
@@ -352,9 +269,7 @@ def main() -> int:
             "abstention": abstain_report,
         },
     )
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, args.out)
+    atomic_write_text(args.out, json.dumps(model.to_dict(), indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0
 

@@ -139,7 +139,7 @@ def build_pipeline(
     from ragloop.data import WEB_DIR
     from ragloop.embeddings import model_id
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
-    from ragloop.nodes.answer_model import load_model
+    from ragloop.nodes.answer_model import model_for_index
     from ragloop.nodes.evidence import common_words
     from ragloop.nodes.memo import index_vectors
     from ragloop.nodes.offline import OfflineStrategies
@@ -195,14 +195,20 @@ def build_pipeline(
             web.folder = web_dir  # type: ignore[attr-defined]
     cache = demo_cache_for(index, emb)
     profile, profile_why = choose_profile([c.page_content for c in index.chunks])
+    # the index's own calibration (`ragloop calibrate`) when it fits these embeddings
+    answer_model, answer_model_why = model_for_index(settings.index_dir, model_id(emb))
+    judge_calibration = calibration_for(settings.embeddings)
+    stop = answer_model.stop_level if answer_model is not None else None
+    if stop is not None:  # the judge's "sufficient" level, fitted with the answer model
+        judge_calibration = judge_calibration.with_values(grade2=stop)
     offline = OfflineStrategies(
         emb,
         cache,
-        calibration=calibration_for(settings.embeddings),
+        calibration=judge_calibration,
         known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
         # "PostgreSQL" in a question on its docs names nothing the judge should look for
         common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
-        answer_model=load_model(embeddings_model=model_id(emb)),
+        answer_model=answer_model,
         boilerplate=corpus_boilerplate(
             [
                 (
@@ -228,6 +234,10 @@ def build_pipeline(
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
     pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
     pipe.sources["answer profile"] = f"{profile} ({profile_why})"
+    pipe.sources["answer model"] = answer_model_why
+    pipe.sources["judge stop level"] = (
+        f"{judge_calibration.grade2:g} ({'fitted' if stop is not None else 'hand-set'})"
+    )
     pipe.sources["answer cache"] = (
         f"demo answer cache ({len(cache.questions)} answers)" if cache else "off"
     )

@@ -176,6 +176,7 @@ def _register_commands() -> None:
         "serve",
         "testset",
         "settings",
+        "calibrate",
     ):
         try:
             importlib.import_module(f"ragloop.cli.{module}")

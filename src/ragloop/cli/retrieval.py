@@ -38,8 +38,9 @@ def index(
     text (.txt .text; one written in AsciiDoc, reST or Markdown is read as such).
     """
     from ragloop.data import KB_DIR
-    from ragloop.embeddings import EmbedPlan, VectorCache
+    from ragloop.embeddings import EmbedPlan, VectorCache, model_id
     from ragloop.errors import ConfigError
+    from ragloop.nodes.answer_model import model_for_index
     from ragloop.nodes.sentences import choose_profile
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index, check_replace
@@ -99,6 +100,7 @@ def index(
     assert report is not None
     # the answer's genre profile (which sentence features are on), read from the chunks
     profile, profile_why = choose_profile([c.page_content for c in idx.chunks])
+    _, answer_model = model_for_index(target, model_id(emb))  # `ragloop calibrate`'s, if kept
     postgres = None
     if settings.database_url:  # the shared index of server replicas (ragloop.serve.pgindex)
         from ragloop.redact import safe_url
@@ -119,6 +121,7 @@ def index(
             "parsing": report.parsing.rows(),
             "boilerplate_dropped": report.boilerplate_dropped,
             "answer_profile": {"name": profile, "why": profile_why},
+            "answer_model": answer_model,
             **({"postgres": postgres} if postgres else {}),
             "seconds": round(time.perf_counter() - started, 2),
         }
@@ -130,6 +133,7 @@ def index(
     table.add_row("chunks", str(len(report.chunks)))
     table.add_row("skipped", str(len(report.skipped)))
     table.add_row("answer profile", plain(f"{profile} ({profile_why})"))
+    table.add_row("answer model", plain(answer_model))
     table.add_row("seconds", f"{time.perf_counter() - started:.2f}")
     if postgres:
         table.add_row("postgres", plain(postgres))

@@ -25,9 +25,12 @@ import numpy as np
 
 from ragloop.errors import ConfigError
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES
+from ragloop.retrievers.index import KEPT_ACROSS_REBUILDS
 
 #: the shipped model (``bench/calibrate.py`` writes it)
 SHIPPED = "answer_model.json"
+#: the model ``ragloop calibrate`` fitted on an index's own corpus, kept in the index folder
+INDEX_MODEL = KEPT_ACROSS_REBUILDS[0]
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,9 @@ class AnswerModel:
     floor_share: float = 0.7
     #: the question-level abstention fits, "judged" and "unjudged" (see the module docstring)
     abstain: dict[str, Abstention] = field(default_factory=dict)
+    #: the judge's evidence level at which a chunk answers alone (grade 2: the loop stops
+    #: "sufficient"), fitted on the same rows; None keeps the judge's own level
+    stop_level: float | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
@@ -81,6 +87,7 @@ class AnswerModel:
             "not_found_below": self.not_found_below,
             "floor_share": self.floor_share,
             "abstain": {k: v.to_dict() for k, v in self.abstain.items()},
+            **({"stop_level": self.stop_level} if self.stop_level is not None else {}),
             "provenance": self.provenance,
         }
 
@@ -120,17 +127,27 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
     coef = data.get("coef")
     if not isinstance(coef, dict) or not set(coef) <= set(FEATURES):
         raise ConfigError(f"answer model: coef must map names of {list(FEATURES)} to numbers")
+    provenance = data.get("provenance") or {}
+    if not isinstance(provenance, dict):
+        raise ConfigError("answer model: provenance must be an object")
     link = data.get("link", "logistic")
     if link not in ("logistic", "identity"):
         raise ConfigError(f"answer model: link must be 'logistic' or 'identity', got {link!r}")
+    floor_share = _number(data.get("floor_share", 0.7), "floor_share")
+    if not 0.0 < floor_share <= 1.0:
+        raise ConfigError(f"answer model: floor_share must be in (0, 1], got {floor_share}")
+    stop = data.get("stop_level")
+    if stop is not None and not 0.0 < _number(stop, "stop_level") <= 1.0:
+        raise ConfigError(f"answer model: stop_level must be in (0, 1], got {stop}")
     return AnswerModel(
         link=link,
         coef={k: _number(v, f"coef[{k}]") for k, v in coef.items()},
         intercept=_number(data.get("intercept"), "intercept"),
         not_found_below=_number(data.get("not_found_below", 0.0), "not_found_below"),
-        floor_share=_number(data.get("floor_share", 0.7), "floor_share"),
+        floor_share=floor_share,
         abstain={k: _abstention(k, v) for k, v in (data.get("abstain") or {}).items()},
-        provenance=dict(data.get("provenance") or {}),
+        stop_level=None if stop is None else float(stop),
+        provenance=dict(provenance),
     )
 
 
@@ -155,3 +172,25 @@ def load_model(
     if embeddings_model and fitted_on and fitted_on != embeddings_model:
         return None
     return model
+
+
+def model_for_index(
+    folder: str | Path | None, embeddings_model: str
+) -> tuple[AnswerModel | None, str]:
+    """(model, which one and why) the answer uses over the index in ``folder``: its own
+    calibration (``ragloop calibrate``) when one was fitted with this embedding model, else the
+    shipped model when it serves this embedding model, else None (the hand-set weights)."""
+    own = Path(folder) / INDEX_MODEL if folder is not None else None
+    note = ""
+    if own is not None and own.is_file():
+        model = load_model(own)
+        assert model is not None
+        fitted_on = model.provenance.get("embeddings_model")
+        if fitted_on == embeddings_model:
+            questions = model.provenance.get("questions", "?")
+            return model, f"calibrated on this corpus ({own.name}, {questions} questions)"
+        note = f"; {own.name} was fitted with embeddings {fitted_on}, not these"
+    shipped = load_model(embeddings_model=embeddings_model)
+    if shipped is not None:
+        return shipped, f"shipped fit{note}"
+    return None, f"hand-set weights (no fit for embeddings {embeddings_model}){note}"

@@ -49,6 +49,14 @@ __all__ = [
 ]
 
 Progress = Callable[[int, int], None]
+#: files of an index folder that are not the index but belong to its corpus (the answer model
+#: ``ragloop calibrate`` fitted on it, its rows, a fit not put to use): a rebuild with the same
+#: embedding model keeps them; with another model they no longer apply and are left behind
+KEPT_ACROSS_REBUILDS = (
+    "answer_model.json",
+    "calibration_rows.csv.gz",
+    "answer_model.candidate.json",
+)
 
 
 @dataclass
@@ -132,10 +140,30 @@ def save_index(index: Index, folder: Path) -> None:
                 with path.open("rb+") as fh:
                     os.fsync(fh.fileno())
         with folder_lock(folder):
+            _keep_calibration(folder, build, index.manifest)
             replace_folder(build, folder, "index")
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
+
+
+def _keep_calibration(folder: Path, build: Path, manifest: dict[str, Any]) -> None:
+    """Copy ``KEPT_ACROSS_REBUILDS`` from the old index into the new build when both hold
+    vectors of the same embedding model."""
+    old = folder / "manifest.json"
+    if not old.is_file():
+        return
+    try:
+        before = json.loads(old.read_text(encoding="utf-8")).get("embeddings_model")
+    except (OSError, ValueError, AttributeError):
+        return
+    if not before or before != manifest.get("embeddings_model"):
+        return
+    for name in KEPT_ACROSS_REBUILDS:
+        if (folder / name).is_file() and not (folder / name).is_symlink():
+            shutil.copyfile(folder / name, build / name)
+            with (build / name).open("rb+") as fh:
+                os.fsync(fh.fileno())
 
 
 def load_index(

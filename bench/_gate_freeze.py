@@ -1,0 +1,70 @@
+"""Freeze the frozen-bench gate (``tests/test_bench_gate.py``): a copy of the labelled sentence
+rows and the shipped answer model's per-corpus intervals on them.
+
+Run it when the labelled rows are collected again (new or changed features), BEFORE refitting
+the model: the intervals are the model shipped then, and the refit must not leave them on the
+bad side (``ragloop.calibration.gate``). Named with ``_`` so ``make bench`` never rewrites the
+gate. Usage::
+
+    python bench/_gate_freeze.py [--rows bench/data/answer_rows.csv.gz]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+from ragloop.calibration.gate import figures
+from ragloop.calibration.rows import read_rows, write_rows
+from ragloop.nodes.answer_model import SHIPPED, load_model
+from ragloop.safety import atomic_write_text
+
+HERE = Path(__file__).resolve().parent
+ROWS = HERE / "data" / "answer_rows.csv.gz"
+OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=Path, default=ROWS)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    rows, sha = read_rows(args.rows)
+    frozen = rows
+    model = load_model()
+    if model is None:
+        raise SystemExit("no shipped answer model to freeze the gate with")
+    model_bytes = resources.files("ragloop.data").joinpath(SHIPPED).read_bytes()
+    frozen_sha = write_rows(frozen, args.out / "rows.csv.gz")
+    bounds = {
+        "corpora": figures(frozen, model),
+        "provenance": {
+            "rows": "rows.csv.gz",
+            "rows_sha256": frozen_sha,
+            "from": str(args.rows.relative_to(HERE.parent))
+            if args.rows.is_absolute()
+            else str(args.rows),
+            "from_sha256": sha,
+            "questions": frozen.questions,
+            "model_sha256": hashlib.sha256(model_bytes).hexdigest(),
+            "features": list(frozen.features),
+            "interval": "Wilson score 95% interval of each share (questions)",
+            "frozen_at": time.strftime("%Y-%m-%d"),
+        },
+    }
+    atomic_write_text(args.out / "bounds.json", json.dumps(bounds, indent=1) + "\n")
+    for corpus, figs in bounds["corpora"].items():
+        for name, f in figs.items():
+            shown = f"{f['value']:.3f} [{f['low']:.3f}, {f['high']:.3f}]"
+            print(f"{corpus:8} {name:24} {shown} n={f['n']}")
+    print(f"wrote {args.out}: {len(frozen)} rows, {frozen.questions} questions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
