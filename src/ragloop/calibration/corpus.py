@@ -32,7 +32,7 @@ from ragloop._async import run_sync
 from ragloop.calibration.collect import collect_rows
 from ragloop.calibration.fit import HELD, MIN_QUESTIONS, fit_rows, held_out
 from ragloop.calibration.rows import SentenceRows, rows_bytes
-from ragloop.config import load_settings
+from ragloop.config import OFFLINE_LLM, load_settings
 from ragloop.embeddings import model_id
 from ragloop.errors import ConfigError
 from ragloop.nodes.answer_model import INDEX_MODEL, AnswerModel, load_model, model_for_index
@@ -212,8 +212,9 @@ def calibrate(
     answer never reads."""
     started = time.perf_counter()
     p = plan(index, size, seed, use)
+    # offline whatever the environment sets (RAGLOOP_LLM): the fit is of the offline answer
     settings = load_settings(
-        index_dir=p.index, embeddings=p.embeddings, web="off", llm="none",
+        index_dir=p.index, embeddings=p.embeddings, web="off", llm=OFFLINE_LLM,
         judge="offline", answer="extractive",
     )  # fmt: skip
     emb = get_embeddings(settings.embeddings, env={})

@@ -13,6 +13,7 @@ from ragloop.config.context import (
 from ragloop.config.schema import (
     DEFAULT_RETRIEVERS,
     ENV_PREFIX,
+    OFFLINE_LLM,
     RUN_FIELDS,
     Settings,
     bounds_text,
@@ -28,6 +29,7 @@ __all__ = [
     "CORRECT_ACTIONS",
     "DEFAULT_RETRIEVERS",
     "ENV_PREFIX",
+    "OFFLINE_LLM",
     "RUN_FIELDS",
     "Context",
     "Settings",

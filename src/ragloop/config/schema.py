@@ -22,6 +22,9 @@ from ragloop.plugins.specs import check_chat_spec
 from ragloop.retrievers.base import DEFAULT_K
 from ragloop.retrievers.registry import check_retriever_names
 
+#: the ``llm`` value that means no chat model: every step runs offline
+OFFLINE_LLM = "none"
+
 #: the default retriever order; any registered name is accepted (retrievers/registry.py)
 DEFAULT_RETRIEVERS = ("hybrid", "dense", "sparse")  # fused first: best single on real docs
 ENV_PREFIX = "RAGLOOP_"
@@ -61,7 +64,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid")
 
     llm: str = Field(
-        "none",
+        OFFLINE_LLM,
         description="the chat model: none (offline), openai:<model>, any provider:<model> "
         "LangChain knows, or a registered name",
     )
