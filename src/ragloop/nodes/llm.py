@@ -15,8 +15,9 @@ from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
 from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.llm.profile import ClientConfig
+from ragloop.llm.reply_cap import cut_at_cap
 from ragloop.nodes import prompts
-from ragloop.nodes.base import Assessment, Draft, Rewrite
+from ragloop.nodes.base import Answer, Assessment, Draft, Rewrite
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.state import ContextItem
 
@@ -162,7 +163,8 @@ class LLMStrategies:
         text = reply.content if isinstance(reply.content, str) else str(reply.content)
         if not text.strip():
             raise RagloopError("the LLM returned an empty answer")
-        return text.strip(), [int(n) for n in _CITE.findall(text)]
+        answer = Answer.from_reply(text.strip(), reply.id, cut_at_cap(reply))
+        return answer, [int(n) for n in _CITE.findall(text)]
 
     async def answer_relevancy(
         self, question: str, answer: str, temperature: float = 0.5
