@@ -110,13 +110,18 @@ class _Watcher(AsyncCallbackHandler, _StreamingCallbackHandler):
 
 
 def test_a_watched_call_streams_and_a_nostream_call_is_asked_whole(openai_server):
+    from langgraph.constants import TAG_NOSTREAM
+
+    from ragloop.llm.faults import NOSTREAM_TAG
+
+    assert NOSTREAM_TAG == TAG_NOSTREAM
     openai_server.default = reply(TEXT)
     model = _model(openai_server, max_tokens=100)
     watched, quiet = _Watcher(), _Watcher()
 
     async def both() -> Any:  # one event loop: the client's connections belong to it
         out = await model.ainvoke("hi", config={"callbacks": [watched]})
-        await model.ainvoke("hi", config={"callbacks": [quiet], "tags": ["nostream"]})
+        await model.ainvoke("hi", config={"callbacks": [quiet], "tags": [NOSTREAM_TAG]})
         return out
 
     out = asyncio.run(both())

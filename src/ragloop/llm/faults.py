@@ -15,13 +15,16 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langgraph.constants import TAG_NOSTREAM
 from pydantic import PrivateAttr
 
 from ragloop.errors import LLMError
 from ragloop.llm.retry import Failure, RetryPolicy, classify
 from ragloop.llm.streaming import astream_with_retries, stream_with_retries
 from ragloop.redact import redact_text, redact_value, secret_values, secrets_of
+
+#: the tag of a call whose tokens nobody is shown (LangGraph's ``TAG_NOSTREAM``, spelt out:
+#: the evaluation layer imports this module and loads no graph library)
+NOSTREAM_TAG = "nostream"
 
 _HINTS = {
     "connection": "is it running and reachable? check OPENAI_BASE_URL",
@@ -189,7 +192,7 @@ class RetryingChatModel(BaseChatModel):
     def _should_stream(self, *, async_api: bool, run_manager: Any = None, **kwargs: Any) -> bool:
         # a graph step tagged nostream is kept out of the messages stream anyway: its reply
         # is asked for whole (usage, reply cap and request count as without streaming)
-        if run_manager is not None and TAG_NOSTREAM in (run_manager.tags or []):
+        if run_manager is not None and NOSTREAM_TAG in (run_manager.tags or []):
             return False
         inner = type(self.inner)
         if inner._stream == BaseChatModel._stream and inner._astream == BaseChatModel._astream:
