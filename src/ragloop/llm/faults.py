@@ -189,15 +189,29 @@ class RetryingChatModel(BaseChatModel):
             await policy.sleep(policy.delay(attempt, failure))
         raise AssertionError("unreachable")
 
-    def _should_stream(self, *, async_api: bool, run_manager: Any = None, **kwargs: Any) -> bool:
-        # a graph step tagged nostream is kept out of the messages stream anyway: its reply
-        # is asked for whole (usage, reply cap and request count as without streaming)
+    def _whole(self, run_manager: Any) -> bool:
+        """True when this call is asked for whole although a caller could watch its tokens:
+        a graph step tagged nostream is kept out of the messages stream anyway (its usage,
+        reply cap and request count are then recorded as without streaming), and a wrapped
+        model that cannot stream gives one reply."""
         if run_manager is not None and NOSTREAM_TAG in (run_manager.tags or []):
-            return False
+            return True
         inner = type(self.inner)
-        if inner._stream == BaseChatModel._stream and inner._astream == BaseChatModel._astream:
-            return False  # the wrapped model cannot stream: one whole reply
+        return inner._stream == BaseChatModel._stream and inner._astream == BaseChatModel._astream
+
+    def _should_stream(self, *, async_api: bool, run_manager: Any = None, **kwargs: Any) -> bool:
+        if self._whole(run_manager):
+            return False
         return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+
+    def _should_use_protocol_streaming(
+        self, *, async_api: bool, run_manager: Any = None, **kwargs: Any
+    ) -> bool:
+        if self._whole(run_manager):
+            return False
+        return super()._should_use_protocol_streaming(
+            async_api=async_api, run_manager=run_manager, **kwargs
+        )
 
     def _stream(
         self,
