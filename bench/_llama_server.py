@@ -72,15 +72,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+#: one thread: on a busy 2-core machine, two OpenMP threads spin against each other and the
+#: other processes (32 tokens took 12.0 s with two threads and 6.7 s with one, at load ~9)
+THREADS = int(os.environ.get("LLAMA_THREADS", "1"))
+
+
 @contextlib.contextmanager
-def llama_server(log: Path, threads: int = 2, start_timeout: float = 180.0) -> Iterator[str]:
+def llama_server(log: Path, threads: int = THREADS, start_timeout: float = 180.0) -> Iterator[str]:
     """The server's base URL (``.../v1``) while the block runs; stopped at the end."""
     port = free_port()
     args = [str(python()), "-m", "llama_cpp.server", "--model", gguf(), "--model_alias", MODEL]
     args += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX)]
     args += ["--n_threads", str(threads)]
+    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # threads sleep, not spin, when idle
     with log.open("w") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + start_timeout

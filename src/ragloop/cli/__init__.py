@@ -114,7 +114,7 @@ def read_stdin_arg(value: str, what: str) -> str:
 
 
 TIMEOUT_HELP = (
-    "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT; default 60, 30 for a local server)"
+    "seconds one LLM request may take (RAGLOOP_LLM_TIMEOUT; default 60, 120 for a local server)"
 )
 MAX_TOKENS_HELP = (
     "most tokens an LLM reply may have (RAGLOOP_LLM_MAX_TOKENS; default 1024, 256 for a local "
