@@ -109,7 +109,11 @@ def ask_questions(proxy: RecordingProxy, questions: list[str]) -> dict[str, Any]
         made = proxy.take()
         seconds.append(wall)
         calls.append(len(made))
-        cut = [s["detail"] for s in result.steps if "incomplete" in s.get("detail", "")]
+        cut = [
+            s["detail"]
+            for s in result.steps
+            if s["node"] == "answer" and "the answer is incomplete" in s.get("detail", "")
+        ]
         rows.append((question, wall, made, result, cut))
         print(
             f"  {wall:6.1f} s  {len(made)} requests  stop={result.stop_reason}  "
