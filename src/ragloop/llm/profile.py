@@ -3,8 +3,8 @@
 ``remote`` suits a hosted API (OpenAI): a minute per request, two retries, a 1024-token
 reply cap. ``local`` suits a server on this machine (llama.cpp, Ollama, vLLM): usually one
 slot, so a retried request only queues behind the one it abandoned. It has a timeout sized to
-outlast an honest request on a CPU (``LOCAL_TIMEOUT``), one retry, no retry after a timeout, a longer backoff, a 256-token reply cap and compact
-prompts (no few-shot examples).
+outlast an honest request on a CPU (``LOCAL_TIMEOUT``), one retry, no retry after a timeout,
+a longer backoff, a 256-token reply cap and compact prompts (no few-shot examples).
 ``auto`` picks ``local`` for ``openai:<model>`` with a loopback ``OPENAI_BASE_URL``.
 Values the user set (flag, ``RAGLOOP_LLM_*`` environment, experiment spec) win over the
 profile's.
