@@ -102,3 +102,56 @@ def test_unreadable_judge_falls_back_to_offline_grades(openai_server, fixture_in
     result = _pipeline(openai_server, fixture_index, wordllama).run(QUESTION)
     judge_steps = [s for s in result.steps if s["node"] == "judge"]
     assert judge_steps and result.answer
+
+
+def test_the_answer_streams_through_the_retrying_client_and_keeps_its_id(
+    openai_server, fixture_index, wordllama
+):
+    """stream_mode="messages" over HTTP: the answer in several chunks, in order, after one
+    retried fault; the thread's answer message has the chunks' id (a chat UI merges them);
+    the JSON steps are asked whole and stay out of the stream."""
+    import asyncio
+
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from ragloop.graph.builder import build_graph
+    from ragloop.llm.faults import with_llm_retries
+
+    faults = []
+
+    def flaky(body: dict):
+        if body.get("stream") and not faults:  # the answer's first attempt: HTTP 500
+            faults.append(body)
+            raise RuntimeError("overloaded")
+        return respond(body)
+
+    openai_server.default.reply = flaky
+    llm = with_llm_retries(fake_chat_model(openai_server), 2, base_delay=0.01)
+    offline = OfflineStrategies(wordllama, AnswerCache(wordllama))
+    retrievers = {n: get_retriever(n, fixture_index, k=3) for n in ("dense", "sparse", "hybrid")}
+    deps = Deps(strategies=LLMStrategies(llm, wordllama, offline), retrievers=retrievers)
+    graph = build_graph(deps, checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+
+    async def go():
+        return [
+            part
+            async for part in graph.astream(
+                {"messages": [{"role": "user", "content": QUESTION}]},
+                cfg,
+                context=Context(max_iterations=2),
+                stream_mode="messages",
+            )
+        ]
+
+    parts = asyncio.run(go())
+    final = graph.get_state(cfg).values
+    answer = final["answer"]
+    assert answer == "A replacement card costs a small fee [1]."
+    chunks = [m for m, meta in parts if meta["langgraph_node"] == "answer" and m.content]
+    assert len(chunks) > 3 and "".join(c.content for c in chunks) == answer
+    assert {m.id for m, _ in parts} == {final["messages"][-1].id}  # one message, no duplicate
+    assert final["messages"][-1].content == answer
+    streamed = [r for r in openai_server.chat_requests() if r.body.get("stream")]
+    assert len(faults) == 1 and len(streamed) == 2  # the answer, retried once
+    assert openai_server.count() > len(streamed)  # the draft and judge were asked whole

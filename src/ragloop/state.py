@@ -125,6 +125,9 @@ class State(InputState, OutputState, total=False):
     judgment: Judgment
     actions: list[Action]
     turn_started: float  # wall-clock start of the turn (epoch seconds), for the trace
+    #: the id of the LLM message the answer streamed as (None: not an LLM's), which the
+    #: answer's message in ``messages`` takes
+    answer_id: str | None
 
 
 def as_messages(values: Any) -> list[BaseMessage]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import sys
 import threading
@@ -48,6 +49,9 @@ class Behaviour:
     message: str | Callable[[dict, dict], str] = "scripted error"
     #: send a 200 and then body bytes without end (a server that ignores the reply cap)
     endless: bool = False
+    #: a streamed reply (``"stream": true``) drops the connection after this many token
+    #: events (a server that dies mid-reply); None: the whole reply, then ``[DONE]``
+    break_after: int | None = None
 
 
 def reply(content: Content, delay: float = 0.0) -> Behaviour:
@@ -67,6 +71,11 @@ def error(
 def endless() -> Behaviour:
     """Answer 200 and stream body bytes until the client hangs up (or the server stops)."""
     return Behaviour(endless=True)
+
+
+def breaks_after(tokens: int, content: Content = "ok") -> Behaviour:
+    """Stream ``tokens`` token events of ``content``, then drop the connection."""
+    return Behaviour(reply=content, break_after=tokens)
 
 
 def hang(seconds: float = 3600.0) -> Behaviour:
@@ -117,6 +126,8 @@ class FakeOpenAIServer:
         self.unsupported_status = unsupported_status
         self.default = default if isinstance(default, Behaviour) else reply(default)
         self.delay = delay
+        #: seconds between the events of a streamed reply
+        self.token_delay = 0.0
         self.embedding_dim = embedding_dim
         self.requests: list[Request] = []
         self._queue: deque[Behaviour] = deque()
@@ -201,6 +212,24 @@ def _token_event(body: dict) -> bytes:
         "model": body.get("model", "fake"),
         "choices": [{"index": 0, "delta": {"content": "word "}, "finish_reason": None}],
     }
+    return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+
+def stream_pieces(content: str) -> list[str]:
+    """How a streamed reply is split into token events: a word with the spaces after it."""
+    return re.findall(r"\s*\S+\s*", content) or [content]
+
+
+def _stream_event(body: dict, delta: dict, finish: str | None = None, usage: Any = None) -> bytes:
+    event: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}] if delta else [],
+    }
+    if usage is not None:
+        event["usage"] = usage
     return b"data: " + json.dumps(event).encode() + b"\n\n"
 
 
@@ -298,6 +327,37 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             except OSError:  # the client hung up: what a capped client does
                 server.hung_up.set()
 
+        def _stream(self, content: str, body: dict, break_after: int | None) -> None:
+            """The reply as server-sent events, a word each (chunked), as OpenAI streams."""
+            events = [_stream_event(body, {"role": "assistant", "content": ""})]
+            pieces = stream_pieces(content)
+            events += [_stream_event(body, {"content": piece}) for piece in pieces]
+            events.append(_stream_event(body, {"content": ""}, "stop"))
+            if (body.get("stream_options") or {}).get("include_usage"):
+                usage = chat_completion(content, body)["usage"]
+                events.append(_stream_event(body, {}, usage=usage))
+            events.append(b"data: [DONE]\n\n")
+            if break_after is not None:
+                events = events[: 1 + break_after]
+                self.close_connection = True
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for event in events:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    self.wfile.flush()
+                    if not server._wait(server.token_delay):
+                        return
+                if break_after is None:
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                else:  # mid-reply: the connection goes without the closing chunk
+                    self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:  # the client hung up
+                self.close_connection = True
+
         def _respond(self, behaviour: Behaviour, body: dict, headers: dict[str, str]) -> None:
             if behaviour.status >= 400:
                 msg = behaviour.message
@@ -316,6 +376,9 @@ def _handler_for(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if not isinstance(content, str):
                 content = json.dumps(content)
+            if body.get("stream"):
+                self._stream(content, body, behaviour.break_after)
+                return
             payload = json.dumps(chat_completion(content, body)).encode()
             self._send(behaviour.status, payload, behaviour.headers)
 

@@ -1,5 +1,7 @@
-"""ask, chat (two turns) and eval against a real 135M model: no crash, every unmeasured score
-NaN with a reason, the iteration cap held. Slow and opt-in (`make test-local-llm`)."""
+"""ask (every demo question), chat (two turns) and eval against a real 135M model, with the
+local profile's defaults: no crash, every unmeasured score NaN with a reason, the iteration cap
+held, and no request generating past the reply cap by the server's own count. Slow and opt-in
+(`make test-local-llm`)."""
 
 from __future__ import annotations
 
@@ -18,10 +20,11 @@ from ragloop.data import KB_DIR
 from tests.local_llm.conftest import MODEL
 
 CAP = 2
-KNOBS = ["--timeout", "300", "--max-tokens", "256"]
+#: `make demo`'s questions
 QUESTIONS = [
-    "How do I clear DK-04 on the Kestrel Dock?",
     "Which KP-PA-24 adapters are covered by the safety notice in Ireland?",
+    "How do I clear DK-04 on the Kestrel Dock?",
+    "What is Kestrel Support's phone number in Belgium?",
 ]
 
 
@@ -54,16 +57,28 @@ def _where(workdir: Path) -> list[str]:
     return ["--corpus", str(KB_DIR), "--index", str(workdir / "index")]
 
 
-def test_ask_answers_with_a_reason_for_every_score_and_holds_the_cap(llama_server, workdir):
+def _within_the_cap(proxy: Any) -> None:
+    """The requests since the last check: some were made, and none went past its cap."""
+    calls = proxy.take()
+    assert calls, "no request reached the server"
+    assert all(c.cap for c in calls), [c.cap for c in calls]
+    past = [(c.cap, c.completion_tokens) for c in calls if c.past_cap]
+    assert not past, past
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_ask_answers_with_a_reason_for_every_score_and_holds_the_cap(
+    llama_server, llama_proxy, workdir, question
+):
+    llama_proxy.take()
     done = _ragloop(
         llama_server,
         workdir,
         "ask",
-        QUESTIONS[0],
+        question,
         "--llm",
         f"openai:{MODEL}",
         "--json",
-        *KNOBS,
         *_where(workdir),
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -75,12 +90,14 @@ def test_ask_answers_with_a_reason_for_every_score_and_holds_the_cap(llama_serve
         reason = data["score_reasons"][name]
         assert reason and "no reason recorded" not in reason, (name, value)
         assert value is None or -1.0 <= value <= 1.0
+    _within_the_cap(llama_proxy)
 
 
-def test_chat_two_turns(llama_server, workdir):
-    lines = "\n".join([*QUESTIONS, "quit"]) + "\n"
+def test_chat_two_turns(llama_server, llama_proxy, workdir):
+    llama_proxy.take()
+    lines = "\n".join([*QUESTIONS[:2], "quit"]) + "\n"
     done = _ragloop(
-        llama_server, workdir, "chat", "--llm", f"openai:{MODEL}", *KNOBS, *_where(workdir),
+        llama_server, workdir, "chat", "--llm", f"openai:{MODEL}", *_where(workdir),
         stdin=lines,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
@@ -90,9 +107,11 @@ def test_chat_two_turns(llama_server, workdir):
         ).fetchall()
     assert len(turns) == 2, (turns, done.stdout[-3000:], done.stderr[-3000:])
     assert all(int(iterations) <= CAP for iterations, _ in turns)
+    _within_the_cap(llama_proxy)
 
 
-def test_eval_every_failure_is_nan_with_a_reason(llama_server, workdir):
+def test_eval_every_failure_is_nan_with_a_reason(llama_server, llama_proxy, workdir):
+    llama_proxy.take()
     rows = [
         {
             "user_input": "How do I clear DK-04 on the Kestrel Dock?",
@@ -113,8 +132,7 @@ def test_eval_every_failure_is_nan_with_a_reason(llama_server, workdir):
     metrics = "faithfulness,answer_relevancy,context_recall"
     done = _ragloop(
         llama_server, workdir, "eval", str(data), "--metrics", metrics, "--llm",
-        f"openai:{MODEL}", "--timeout", "300", "--max-tokens", "256", "--no-cache", "-q",
-        "--concurrency", "1", "--out", str(out),
+        f"openai:{MODEL}", "--no-cache", "-q", "--concurrency", "1", "--out", str(out),
     )  # fmt: skip
     assert done.returncode in (0, 3), done.stderr[-3000:]  # 3: the small model measured nothing
     for line in (out / "rows.jsonl").read_text(encoding="utf-8").splitlines():
@@ -123,3 +141,4 @@ def test_eval_every_failure_is_nan_with_a_reason(llama_server, workdir):
             value = record.get(name)
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 assert record.get(f"{name}.reason"), record
+    _within_the_cap(llama_proxy)

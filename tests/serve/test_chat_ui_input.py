@@ -69,6 +69,23 @@ def test_bad_input_is_refused_naming_the_field(small_pipe, inputs, needle):
     assert needle in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "inputs, named, hint",
+    [
+        ({"mesages": [{"role": "user", "content": "How fast?"}]}, "'mesages'", "'messages'"),
+        ({"questoin": "How fast is the P-40 pump?"}, "'questoin'", "'question'"),
+        ({"question": "How fast?", "refrence": "40 l/min"}, "'refrence'", "'reference'"),
+    ],
+)
+def test_a_misspelt_input_key_is_named_with_the_accepted_ones(small_pipe, inputs, named, hint):
+    graph = build_graph(small_pipe.deps)
+    with pytest.raises(ConfigError) as caught:
+        graph.invoke(inputs)
+    text = str(caught.value)
+    assert f"unknown input key {named} (did you mean {hint}?)" in text
+    assert "a turn takes messages, question, reference, reference_contexts" in text
+
+
 def test_the_question_cap_is_a_setting(small_pipe):
     assert small_pipe.deps.max_question_chars == 8000  # Settings -> the graph's deps
     deps = dataclasses.replace(small_pipe.deps, max_question_chars=10)

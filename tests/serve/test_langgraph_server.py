@@ -1,7 +1,9 @@
-"""The graph on LangGraph Server (``langgraph dev``), driven through its own client, offline.
+"""The graph on LangGraph Server (``langgraph dev``), driven through its own client.
 
-One server for the module (started once, stopped at the end): threads, runs.wait, streamed
-updates, two turns on one thread, per-run context validated like settings, traces recorded.
+One offline server for the module (started once, stopped at the end): threads, runs.wait,
+streamed updates, two turns on one thread, per-run context validated like settings, traces
+recorded. One more server answers with an LLM (the fake OpenAI server on 127.0.0.1) for the
+answer streamed token by token as agent-chat-ui receives it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import shutil
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,31 +25,52 @@ pytest.importorskip(
 from langgraph_sdk import get_client  # noqa: E402
 
 from ragloop.chat.traces import TraceStore  # noqa: E402
+from ragloop.nodes.condense import CONDENSE_INSTRUCTION  # noqa: E402
 from ragloop.serve.dev import start_dev_server, stop_server, wait_ready, write_config  # noqa: E402
+from tests.fakes.fixtures import FAKE_KEY  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 from tests.serve.conftest import offline_server_env  # noqa: E402
+from tests.test_graph_llm import respond  # noqa: E402
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 Q1 = "How much does an interlibrary loan cost?"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def _dev_server(tmp: Path, **extra: str) -> Any:
     if (
         shutil.which("langgraph") is None
         and not (Path(sys.executable).parent / "langgraph").exists()
     ):
         pytest.skip("langgraph CLI missing: pip install 'ragloop[server]'")
-    tmp = tmp_path_factory.mktemp("server")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = offline_server_env(tmp)
+    env = offline_server_env(tmp, **extra)
     proc = start_dev_server(write_config(tmp / "srv"), port, env, log=tmp / "server.log")
     try:
         wait_ready(port, proc)
         yield {"url": f"http://127.0.0.1:{port}", "data": tmp / "data", "log": tmp / "server.log"}
     finally:
         stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from _dev_server(tmp_path_factory.mktemp("server"))
+
+
+def _llm_reply(body: dict) -> Any:
+    """The fake model: the graph's prompts as ``respond`` answers them; a follow-up condensed."""
+    if body["messages"][0]["content"].startswith(CONDENSE_INSTRUCTION[:60]):
+        return "How long does an interlibrary loan take?"
+    return respond(body)
+
+
+@pytest.fixture(scope="module")
+def llm_server(tmp_path_factory):
+    with FakeOpenAIServer(_llm_reply) as fake:
+        llm = {"RAGLOOP_LLM": "openai:fake-model", **fake.env(FAKE_KEY)}
+        yield from _dev_server(tmp_path_factory.mktemp("llm-server"), **llm)
 
 
 def _run(coro):
@@ -161,9 +185,45 @@ def test_chat_ui_input_streams_the_answer_and_the_second_turn_uses_the_first(ser
     assert state["messages"][2]["content"] == "and how long does that take?"
 
 
+def test_with_an_llm_the_sdk_gets_the_answer_token_by_token_and_a_follow_up(llm_server):
+    """agent-chat-ui's input and stream modes against a server answering with an LLM: the
+    answer arrives in several chunks of one message, whose id the thread's answer keeps."""
+
+    async def go():
+        client = get_client(url=llm_server["url"])
+        thread = (await client.threads.create())["thread_id"]
+        turns = []
+        for text in (Q1, "and how long does that take?"):
+            events = []
+            async for part in client.runs.stream(
+                thread,
+                "ragloop",
+                input={"messages": [{"role": "user", "content": text}]},
+                stream_mode=["messages-tuple", "values"],
+            ):
+                events.append((part.event, part.data))
+            turns.append(events)
+        return turns, (await client.threads.get_state(thread))["values"]
+
+    turns, state = _run(go())
+    answers = [m for m in state["messages"] if m["type"] == "ai"]
+    assert [m["type"] for m in state["messages"]] == ["human", "ai"] * 2
+    for events, answer in zip(turns, answers, strict=True):
+        chunks = [
+            message
+            for event, (message, meta) in ((e, d) for e, d in events if e == "messages")
+            if meta["langgraph_node"] == "answer" and message["content"]
+        ]
+        assert len(chunks) > 1  # token by token, not one message at the end
+        assert "".join(c["content"] for c in chunks) == answer["content"]
+        assert {c["id"] for c in chunks} == {answer["id"]}  # agent-chat-ui merges them
+    assert "interlibrary loan" in state["question"].lower()  # the follow-up read the first turn
+
+
 @pytest.mark.parametrize(
     "inputs, needle",
     [
+        ({"mesages": [{"role": "user", "content": "hi"}]}, "unknown input key 'mesages'"),
         ({"question": 12345}, "'question' must be text"),
         ({"question": ["a", "list"]}, "'question' must be text, got a list"),
         ({"question": "x" * 9000}, "the limit is 8,000"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -14,6 +15,7 @@ from ragloop.nodes.base import Deps
 from ragloop.nodes.correct import make_correct
 from ragloop.nodes.decide import make_decide
 from ragloop.nodes.draft import make_draft
+from ragloop.nodes.inputs import known_keys
 from ragloop.nodes.judge import make_judge
 from ragloop.nodes.retrieve import make_retrieve
 from ragloop.nodes.score import make_score
@@ -24,6 +26,10 @@ from ragloop.state import InputState, OutputState, State
 #: ``nostream``); ``remember`` adds the answer as one message, which is how an offline
 #: (extractive) answer reaches a chat UI
 STREAMED = frozenset({"answer", "remember"})
+
+
+def _then(first: Callable[[Any], Any], second: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: second(first(value))
 
 
 def recursion_limit(max_iterations: int) -> int:
@@ -76,4 +82,10 @@ def build_graph(
     graph.add_edge("answer", "score")
     graph.add_edge("score", "remember")
     graph.add_edge("remember", END)
-    return graph.compile(checkpointer=checkpointer)
+    compiled = graph.compile(checkpointer=checkpointer)
+    # the input is checked where LangGraph reads it (the START node), before any key of it
+    # is dropped: a misspelt key is named instead of silently ignored
+    start, check = compiled.nodes[START], known_keys(InputState.__optional_keys__)
+    mapper = check if start.mapper is None else _then(check, start.mapper)
+    compiled.nodes[START] = start.copy({"mapper": mapper})
+    return compiled

@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
 from ragloop.errors import LLMError
 from ragloop.llm.retry import Failure, RetryPolicy, classify
+from ragloop.llm.streaming import astream_with_retries, stream_with_retries
 from ragloop.redact import redact_text, redact_value, secret_values, secrets_of
+
+#: the tag of a call whose tokens nobody is shown (LangGraph's ``TAG_NOSTREAM``, spelt out:
+#: the evaluation layer imports this module and loads no graph library)
+NOSTREAM_TAG = "nostream"
 
 _HINTS = {
     "connection": "is it running and reachable? check OPENAI_BASE_URL",
@@ -63,6 +69,9 @@ class RetryingChatModel(BaseChatModel):
     """Wraps a chat model: retryable faults are retried, the last one becomes an ``LLMError``.
 
     ``temperature`` is a field so a judge can bind it; it is applied to the wrapped model.
+    A streamed reply (LangGraph's ``stream_mode="messages"``, ``.stream()``) is retried only
+    until its first token is out (``llm/streaming.py``); a call tagged ``nostream`` (a graph
+    step whose tokens nobody is shown) is asked for whole, as without streaming.
     """
 
     inner: BaseChatModel
@@ -125,9 +134,13 @@ class RetryingChatModel(BaseChatModel):
         result.llm_output = {**(result.llm_output or {}), "ragloop_requests": sent}
         return result
 
-    def _fail(self, failure: Failure, attempts: int, sent: int) -> LLMError:
-        error = LLMError(fault_message(self.inner, failure, attempts))
+    def _fail(self, failure: Failure, attempts: int, sent: int, shown: int = 0) -> LLMError:
+        text = fault_message(self.inner, failure, attempts)
+        if shown:
+            text += f" (the reply broke off after {shown} streamed characters; not resent)"
+        error = LLMError(text)
         error.requests = sent  # type: ignore[attr-defined]
+        error.streamed = shown  # type: ignore[attr-defined]
         error.kind = failure.kind  # type: ignore[attr-defined]
         error.status_code = failure.status  # type: ignore[attr-defined]
         return error
@@ -175,6 +188,62 @@ class RetryingChatModel(BaseChatModel):
                 raise self._fail(failure, attempt + 1, sent) from None
             await policy.sleep(policy.delay(attempt, failure))
         raise AssertionError("unreachable")
+
+    def _whole(self, run_manager: Any) -> bool:
+        """True when this call is asked for whole although a caller could watch its tokens:
+        a graph step tagged nostream is kept out of the messages stream anyway (its usage,
+        reply cap and request count are then recorded as without streaming), and a wrapped
+        model that cannot stream gives one reply."""
+        if run_manager is not None and NOSTREAM_TAG in (run_manager.tags or []):
+            return True
+        inner = type(self.inner)
+        return inner._stream == BaseChatModel._stream and inner._astream == BaseChatModel._astream
+
+    def _should_stream(self, *, async_api: bool, run_manager: Any = None, **kwargs: Any) -> bool:
+        if self._whole(run_manager):
+            return False
+        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+
+    def _should_use_protocol_streaming(
+        self, *, async_api: bool, run_manager: Any = None, **kwargs: Any
+    ) -> bool:
+        if self._whole(run_manager):
+            return False
+        return super()._should_use_protocol_streaming(
+            async_api=async_api, run_manager=run_manager, **kwargs
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        target = self.target()
+        return stream_with_retries(
+            lambda: target._stream(messages, stop=stop, **kwargs),
+            self._policy(),
+            _secrets(self.inner),
+            self._fail,
+            lambda exc: 0 if never_sent(exc) else 1,
+        )
+
+    def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        target = self.target()
+        return astream_with_retries(
+            lambda: target._astream(messages, stop=stop, **kwargs),
+            self._policy(),
+            _secrets(self.inner),
+            self._fail,
+            lambda exc: 0 if never_sent(exc) else 1,
+        )
 
 
 def never_sent(exc: BaseException) -> bool:

@@ -2,9 +2,9 @@
 
 ``remote`` suits a hosted API (OpenAI): a minute per request, two retries, a 1024-token
 reply cap. ``local`` suits a server on this machine (llama.cpp, Ollama, vLLM): usually one
-slot, so a retried request only queues behind the one it abandoned. It has short timeouts,
-one retry, no retry after a timeout, a longer backoff, a 256-token reply cap and compact
-prompts (no few-shot examples).
+slot, so a retried request only queues behind the one it abandoned. It has a timeout sized to
+outlast an honest request on a CPU (``LOCAL_TIMEOUT``), one retry, no retry after a timeout,
+a longer backoff, a 256-token reply cap and compact prompts (no few-shot examples).
 ``auto`` picks ``local`` for ``openai:<model>`` with a loopback ``OPENAI_BASE_URL``.
 Values the user set (flag, ``RAGLOOP_LLM_*`` environment, experiment spec) win over the
 profile's.
@@ -20,6 +20,13 @@ from urllib.parse import urlsplit
 
 ProfileName = Literal["auto", "local", "remote"]
 Structured = Literal["auto", "json_schema", "json_object", "prompt"]
+
+
+#: seconds per request on a local server: long enough for an honest request on a CPU (a long
+#: judge prompt read, then at most the reply cap's tokens under a JSON grammar), since the reply
+#: cap, not the timeout, bounds generation; a shorter limit abandons requests that a
+#: single-slot server goes on generating while the next one queues (docs/llm.md: measured)
+LOCAL_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,7 @@ PROFILES = {
     "remote": ClientConfig(),
     "local": ClientConfig(
         profile="local",
-        timeout=30.0,
+        timeout=LOCAL_TIMEOUT,
         max_retries=1,
         max_tokens=256,
         compact=True,

@@ -4,7 +4,8 @@ A local server that ignores the reply cap can answer with megabytes, or stream w
 Two guards stop that on the client: the HTTP transport reads at most ``max_bytes`` of a
 response body and for at most ``deadline`` seconds in all (httpx's timeout is per read, so
 a server that trickles bytes never trips it), and ``CappedChatOpenAI`` cuts a reply text
-longer than its character cap, saying so in the message's metadata and the log. A body past
+longer than its character cap, saying so in the message's metadata and the log (a streamed
+reply stops at the cap, hangs up, and its last chunk says so). A body past
 the byte cap is discarded (a cut JSON document cannot be read) and the request fails as
 ``oversized``, which is never retried: the same server would send the same flood again.
 """
@@ -16,6 +17,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+from langchain_core.messages import AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
@@ -35,6 +37,17 @@ CHARS_PER_TOKEN = 8
 #: the byte cap when no reply cap is set
 UNCAPPED_BYTES = 8 * 1024 * 1024
 TRUNCATED_KEY = "ragloop_truncated"
+
+
+def cut_at_cap(message: Any) -> str | None:
+    """Why ``message`` (a reply) is cut short, else None: the client cut it at its cap, or
+    the server stopped at the ``max_tokens`` it was sent (finish reason ``length``)."""
+    metadata = getattr(message, "response_metadata", None) or {}
+    if metadata.get(TRUNCATED_KEY):
+        return f"cut by the client at the reply cap ({metadata[TRUNCATED_KEY]} characters read)"
+    if metadata.get("finish_reason") == "length":
+        return "the server stopped at the reply cap (max_tokens)"
+    return None
 
 
 def body_cap(max_tokens: int | None) -> int:
@@ -181,14 +194,33 @@ class CappedChatOpenAI(ChatOpenAI):
             self._cut(generation.message)
         return result
 
+    def _capped(self, chunk: ChatGenerationChunk, seen: int) -> ChatGenerationChunk | None:
+        """``chunk`` cut to what the cap leaves after ``seen`` characters (None: nothing)."""
+        left = None if self.reply_chars is None else self.reply_chars - seen
+        text = chunk.message.content
+        if left is None or not isinstance(text, str) or len(text) <= left:
+            return chunk
+        if left <= 0:
+            return None
+        message = chunk.message.model_copy(update={"content": text[:left]})
+        return ChatGenerationChunk(message=message, generation_info=chunk.generation_info)
+
+    def _stopped(self, seen: int) -> ChatGenerationChunk:
+        """The chunk that ends a stream stopped at the cap, recording the cut."""
+        log.warning("LLM reply stream stopped at the cap of %s characters", self.reply_chars)
+        metadata = {TRUNCATED_KEY: seen}
+        return ChatGenerationChunk(message=AIMessageChunk(content="", response_metadata=metadata))
+
     def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         seen, chunks = 0, super()._stream(*args, **kwargs)
         try:
             for chunk in chunks:
+                cut = self._capped(chunk, seen)
                 seen += len(chunk.text)
-                yield chunk
+                if cut is not None:
+                    yield cut
                 if self.reply_chars is not None and seen >= self.reply_chars:
-                    log.warning("LLM reply stream stopped at %d characters", seen)
+                    yield self._stopped(seen)
                     return
         finally:  # closing the stream closes the connection: the server stops generating
             close = getattr(chunks, "close", None)
@@ -199,10 +231,12 @@ class CappedChatOpenAI(ChatOpenAI):
         seen, chunks = 0, super()._astream(*args, **kwargs)
         try:
             async for chunk in chunks:
+                cut = self._capped(chunk, seen)
                 seen += len(chunk.text)
-                yield chunk
+                if cut is not None:
+                    yield cut
                 if self.reply_chars is not None and seen >= self.reply_chars:
-                    log.warning("LLM reply stream stopped at %d characters", seen)
+                    yield self._stopped(seen)
                     return
         finally:
             aclose = getattr(chunks, "aclose", None)

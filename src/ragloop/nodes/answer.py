@@ -97,13 +97,15 @@ async def answer_step(
     """The answer from ranked contexts: (text, cited context numbers, said "not found").
 
     Naive RAG in the benches runs this same step on a retriever's top k. An answerer says it
-    found nothing by returning an ``Answer`` whose ``not_found`` is set.
+    found nothing by returning an ``Answer`` whose ``not_found`` is set; an ``Answer`` comes
+    back as it is (its LLM message id and any cut at the reply cap ride along).
     """
     if not contexts:
         return NOT_FOUND, [], True
     k = max(ctx.k, 1)
     text, cited = await answerer.answer(question, contexts[:k], ctx.prompts.get("answer"))
-    return str(text), list(cited), bool(getattr(text, "not_found", False))
+    text = text if isinstance(text, str) else str(text)
+    return text, list(cited), bool(getattr(text, "not_found", False))
 
 
 def make_answer(deps: Deps) -> Any:
@@ -115,6 +117,7 @@ def make_answer(deps: Deps) -> Any:
         if not state.get("retrieve"):
             return {
                 "answer": state.get("draft", ""),
+                "answer_id": None,
                 "citations": [],
                 "not_found": False,
                 "stop_reason": "no_retrieval",
@@ -128,6 +131,7 @@ def make_answer(deps: Deps) -> Any:
         if not contexts:
             return {
                 "answer": NOT_FOUND,
+                "answer_id": None,
                 "citations": [],
                 "contexts": [],
                 "not_found": True,
@@ -139,7 +143,8 @@ def make_answer(deps: Deps) -> Any:
         # the answer reads the best k (as naive RAG does, so it costs the same); the rest stay
         # in the result as what the loop kept (k + 3 cited more but cost 1.6x the sentences)
         contexts, filled = fill_to_k(contexts, state.get("dropped", []), max(ctx.k, 1))
-        text, cited, not_found = await answer_step(deps.answerer, state["question"], contexts, ctx)
+        reply, cited, not_found = await answer_step(deps.answerer, state["question"], contexts, ctx)
+        text = str(reply)
         citations = [
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
@@ -151,8 +156,11 @@ def make_answer(deps: Deps) -> Any:
             )
         if filled:
             detail += f" ({filled} graded below the keep grade read last, to make up k)"
+        if cut := getattr(reply, "cut", None):
+            detail += f"; the answer is incomplete: {cut}"
         return {
             "answer": text,
+            "answer_id": getattr(reply, "message_id", None),
             "citations": citations,
             "contexts": contexts,
             "not_found": not_found,

@@ -52,6 +52,17 @@ class Answer(str):
     """
 
     not_found: bool = False
+    #: the id of the LLM message the answer came from: the streamed tokens carry it, and the
+    #: answer's message in the thread takes it, so a chat UI merges the two
+    message_id: str | None = None
+    #: why the reply was cut short (the reply cap), else None
+    cut: str | None = None
+
+    @classmethod
+    def from_reply(cls, text: str, message_id: str | None, cut: str | None = None) -> Answer:
+        out = cls(text)
+        out.message_id, out.cut = message_id, cut
+        return out
 
     @classmethod
     def saying_not_found(cls, text: str) -> Answer:

@@ -7,12 +7,14 @@ otherwise be answered as its string form. Errors name the field and say how to f
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ragloop.config import default_of
 from ragloop.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_QUESTION_CHARS", "check_inputs", "check_question"]
+__all__ = ["DEFAULT_MAX_QUESTION_CHARS", "check_inputs", "check_question", "known_keys"]
 
 #: the default cap on a question's length: the setting's
 DEFAULT_MAX_QUESTION_CHARS: int = default_of("max_question_chars")
@@ -55,3 +57,31 @@ def check_inputs(state: Any) -> None:
         not isinstance(contexts, list) or not all(isinstance(c, str) for c in contexts)
     ):
         raise ConfigError("input 'reference_contexts' must be a list of texts")
+
+
+def known_keys(accepted: Collection[str]) -> Callable[[Any], Any]:
+    """A check of a turn's input object: a key outside ``accepted`` is an error naming it.
+
+    LangGraph drops input keys its input schema does not have, so ``{"questoin": ...}``
+    would otherwise fail later as "the turn has no question", with the typo unnamed.
+    The check hands the input on unchanged; anything but a dict (a resume, a ``Command``)
+    passes as it is.
+    """
+    names = sorted(accepted)
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        unknown = [str(key) for key in value if key not in accepted]
+        if unknown:
+            hints = []
+            for key in unknown:
+                close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+                hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+            raise ConfigError(
+                f"unknown input key{'s' if len(unknown) > 1 else ''} {', '.join(hints)}: "
+                f"a turn takes {', '.join(names)}"
+            )
+        return value
+
+    return check

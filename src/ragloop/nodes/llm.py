@@ -16,6 +16,7 @@ from ragloop.eval.judge import Judge
 from ragloop.eval.metrics import DEFAULT_TEMPERATURE
 from ragloop.eval.metrics.base import MetricResult, get_metric
 from ragloop.llm.profile import ClientConfig
+from ragloop.llm.reply_cap import cut_at_cap
 from ragloop.nodes import prompts
 from ragloop.nodes.base import Answer, Assessment, Draft, Rewrite
 from ragloop.nodes.offline import OfflineStrategies
@@ -187,8 +188,9 @@ class LLMStrategies:
         if not text.strip():
             raise RagloopError("the LLM returned an empty answer")
         text = text.strip()
-        cited = [int(n) for n in _CITE.findall(text)]
-        return (Answer.saying_not_found(text) if says_not_found(text) else text), cited
+        answer = Answer.from_reply(text, reply.id, cut_at_cap(reply))
+        answer.not_found = says_not_found(text)
+        return answer, [int(n) for n in _CITE.findall(text)]
 
     async def answer_relevancy(
         self, question: str, answer: str, temperature: float = DEFAULT_TEMPERATURE

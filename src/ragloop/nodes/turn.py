@@ -95,6 +95,15 @@ def make_condense(deps: Deps, condenser: Any = None) -> Any:
     return condense
 
 
+def _answer_id(state: Any) -> str | None:
+    """The id the answer's message takes: the one its streamed tokens carried, so a chat UI
+    merges the two (None, a fresh id, when it was not streamed or the thread has it already)."""
+    wanted = state.get("answer_id")
+    if not wanted or any(getattr(m, "id", None) == wanted for m in state.get("messages") or []):
+        return None
+    return str(wanted)
+
+
 def make_remember(deps: Deps) -> Any:
     """Build the remember node: log the answer, clear per-turn inputs, call ``deps.on_turn``."""
 
@@ -105,7 +114,7 @@ def make_remember(deps: Deps) -> Any:
             thread = str((config.get("configurable") or {}).get("thread_id") or "")
             await asyncio.to_thread(deps.on_turn, dict(state), thread)
         return {
-            "messages": [AIMessage(content=state.get("answer", ""))],
+            "messages": [AIMessage(content=state.get("answer", ""), id=_answer_id(state))],
             "reference": None,
             "reference_contexts": [],
         }
