@@ -11,30 +11,24 @@ gate. Usage::
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
 import time
 from importlib import resources
-from pathlib import Path
+
+from _labelled_rows import HERE, read_labelled
 
 from ragloop.calibration.gate import figures
-from ragloop.calibration.rows import read_rows, write_rows
+from ragloop.calibration.rows import write_rows
 from ragloop.nodes.answer_model import SHIPPED, load_model
 from ragloop.safety import atomic_write_text
 
-HERE = Path(__file__).resolve().parent
-ROWS = HERE / "data" / "answer_rows.csv.gz"
 OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=Path, default=ROWS)
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args()
-    rows, sha = read_rows(args.rows)
+    args, rows, sha = read_labelled(OUT)
     frozen = rows
     model = load_model()
     if model is None:

@@ -25,7 +25,6 @@ Usage: ``python bench/calibrate.py [--rows bench/data/answer_rows.csv.gz] [--out
 
 from __future__ import annotations
 
-import argparse
 import csv
 import gzip
 import json
@@ -35,6 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _labelled_rows import HERE, read_labelled
 
 from ragloop.calibration.corpus import handset_model
 from ragloop.calibration.fit import (
@@ -44,7 +44,6 @@ from ragloop.calibration.fit import (
     SHARES,
     fit_logistic,
     fit_rows,
-    held_out,
     per_question,
     precise_level,
     quoted_hit,
@@ -53,13 +52,11 @@ from ragloop.calibration.fit import (
     top1,
     tradeoff,
 )
-from ragloop.calibration.rows import SentenceRows, read_rows
+from ragloop.calibration.rows import SentenceRows, held_mask
 from ragloop.nodes.answer_model import Abstention, AnswerModel
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES, question_features
 from ragloop.safety import atomic_write_text
 
-HERE = Path(__file__).resolve().parent
-ROWS = HERE / "data" / "answer_rows.csv.gz"
 OUT = HERE.parent / "src" / "ragloop" / "data" / "answer_model.json"
 #: the embedding model the rows' cosines come from (the bench's default, MiniLM int8)
 EMBEDDINGS_MODEL = "sentence-transformers/all-MiniLM-L6-v2:onnx-int8-dynamic:8199be6f"
@@ -128,7 +125,7 @@ def fit_abstention(
     """The abstention fit for ``who``'s read passages, its held-out and leave-one-corpus-out
     not-found rates and its trade-off curves (training and held-out questions)."""
     qids, corpora, y, q = question_table(rows, x, score, read_by(rows, who))
-    held = np.array([held_out(qid) for qid in qids])
+    held = held_mask(qids)
     w, b = fit_logistic(q[~held], y[~held])
     p = 1 / (1 + np.exp(-(b + q @ w)))
     level = highest_level(p[~held], y[~held])
@@ -210,15 +207,11 @@ def loco(rows: SentenceRows, hand: np.ndarray) -> dict[str, dict[str, float]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=Path, default=ROWS)
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args()
-    every, sha = read_rows(args.rows)
+    args, every, sha = read_labelled(OUT)
     all_rows, all_x = load(args.rows)
     # the sentence model and its scores: the sentences the loop's answer reads
     rows = every.select(read_by(all_rows, "loop"))
-    held = np.array([held_out(str(q)) for q in rows.qid], dtype=bool)
+    held = held_mask(rows.qid)
     hand_model = handset_model()
     hand = hand_model.probability(rows.x)
     fit = fit_rows(rows, ~held, baselines={"handset": hand_model.probability}, held=held)

@@ -39,6 +39,18 @@ def _fast_embeddings(request, monkeypatch):
 
 
 @pytest.fixture
+def data_dir(tmp_path, monkeypatch) -> Path:
+    """A data and index folder of the test's own, no web search and no LLM or key from the
+    environment (the chat tests' settings)."""
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("RAGLOOP_WEB", "off")
+    for name in ("RAGLOOP_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path / "data"
+
+
+@pytest.fixture
 def hash_embeddings() -> HashEmbeddings:
     return HashEmbeddings()
 

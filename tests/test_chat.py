@@ -23,16 +23,6 @@ from tests.fakes.strategies import ScriptedStrategies
 KEY = "sk-proj-" + "Q7w8E9r0" * 4
 
 
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "index"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    for name in ("RAGLOOP_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path / "data"
-
-
 def flat(text: str) -> str:
     """Output with rich's line wrapping undone."""
     return " ".join(text.split())

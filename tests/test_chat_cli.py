@@ -9,16 +9,6 @@ from ragloop.cli.chat import is_quit
 from tests.conftest import CORPUS
 
 
-@pytest.fixture
-def data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_INDEX_DIR", str(tmp_path / "index"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    for name in ("RAGLOOP_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return tmp_path / "data"
-
-
 def chat(*args: str, input: str):
     result = CliRunner().invoke(app, ["chat", *args], input=input, catch_exceptions=False)
     return result, " ".join(result.output.split())

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 LEDGER: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 NOTES: list[str] = []
@@ -37,6 +40,22 @@ def procs() -> Any:
 @pytest.fixture
 def ledger() -> Any:
     return record
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
+    """``ragloop`` in-process, in an empty working folder with its own data folder, no web
+    search, and no index or corpus folder set by the environment; keywords (``input=``) go to
+    ``CliRunner.invoke``."""
+    from ragloop.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAGLOOP_WEB", "off")
+    monkeypatch.delenv("RAGLOOP_INDEX_DIR", raising=False)
+    monkeypatch.delenv("RAGLOOP_CORPUS_DIR", raising=False)
+    runner = CliRunner()
+    return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], **kw)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 
@@ -23,18 +22,6 @@ class _Evil:
 
     def __reduce__(self):
         return (os.system, (f"touch {self.canary}",))
-
-
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    from ragloop.cli import app
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    monkeypatch.delenv("RAGLOOP_INDEX_DIR", raising=False)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture

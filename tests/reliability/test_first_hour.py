@@ -8,28 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from ragloop.config import Context
 from ragloop.nodes.judge import compared, verdict_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEMO_QA = Path(__file__).parent.parent.parent / "src" / "ragloop" / "data" / "qa.jsonl"
-
-
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    from ragloop.cli import app
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    monkeypatch.delenv("RAGLOOP_INDEX_DIR", raising=False)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, [str(a) for a in args])
 
 
 def _flat(result) -> str:

@@ -7,23 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "corpus"
 QA = Path(__file__).parent.parent / "fixtures" / "qa.jsonl"
-
-
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    from ragloop.cli import app
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    monkeypatch.delenv("RAGLOOP_INDEX_DIR", raising=False)
-    monkeypatch.delenv("RAGLOOP_CORPUS_DIR", raising=False)
-    runner = CliRunner()
-    return lambda *args, **kw: runner.invoke(app, [str(a) for a in args], **kw)
 
 
 def _user_folder(root: Path) -> dict[str, bytes]:

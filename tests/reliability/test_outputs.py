@@ -11,21 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-
-
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    from ragloop.cli import app
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RAGLOOP_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RAGLOOP_WEB", "off")
-    monkeypatch.delenv("RAGLOOP_INDEX_DIR", raising=False)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture

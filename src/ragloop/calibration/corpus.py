@@ -25,13 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import ragloop
 from ragloop._async import run_sync
 from ragloop.calibration.collect import collect_rows
-from ragloop.calibration.fit import HELD, MIN_QUESTIONS, fit_rows, held_out
-from ragloop.calibration.rows import SentenceRows, rows_bytes
+from ragloop.calibration.fit import MIN_QUESTIONS, fit_rows
+from ragloop.calibration.rows import HELD, SentenceRows, held_mask, rows_bytes
 from ragloop.config import OFFLINE_LLM, load_settings
 from ragloop.embeddings import model_id
 from ragloop.errors import ConfigError
@@ -163,7 +161,7 @@ def fit_model(
     extra: dict[str, Any] | None = None,
 ) -> AnswerModel:
     """The calibrated model of ``rows`` (70/30 question split by ``seed``), with provenance."""
-    held = np.array([held_out(str(q), seed) for q in rows.qid], dtype=bool)
+    held = held_mask(rows.qid, seed)
     base = baseline or handset_model()
     fit = fit_rows(
         rows,

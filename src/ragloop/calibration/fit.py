@@ -21,20 +21,20 @@ Besides the coefficients the fit chooses, on the training questions only:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+# the held-out split is the rows' (``rows.held_mask``); these names stay importable from here
+from ragloop.calibration.rows import HELD as HELD
+from ragloop.calibration.rows import SEED as SEED
 from ragloop.calibration.rows import SentenceRows
+from ragloop.calibration.rows import held_out as held_out
 from ragloop.errors import ConfigError
 
 Scorer = Callable[[np.ndarray], np.ndarray]
-#: questions held out of the fit (by a hash of seed and question id)
-HELD = 0.3
-SEED = 0
 #: the "not found" level keeps answerable questions' not-found rate at or under this
 MAX_ANSWERABLE_NOT_FOUND = 0.08
 #: further sentences are quoted when they reach one of these shares of the best one
@@ -111,11 +111,6 @@ def auc(y: np.ndarray, score: np.ndarray) -> float:
         ranks[order[i : j + 1]] = (i + j) / 2 + 1
         i = j + 1
     return float((ranks[y].sum() - pos * (pos + 1) / 2) / (pos * neg))
-
-
-def held_out(qid: str, seed: int = SEED, share: float = HELD) -> bool:
-    """Whether question ``qid`` is held out of the fit (a stable hash of seed and id)."""
-    return hashlib.sha1(f"{seed}/{qid}".encode()).digest()[0] < 256 * share
 
 
 @dataclass

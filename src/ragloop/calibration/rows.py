@@ -6,7 +6,9 @@ unanswerable, its label (the sentence holds the question's reference), whether i
 quoted (``flawed``: code, TOC line, boilerplate) and its ``sentences.FEATURES``. Stored as CSV
 (gzipped when the name ends in ``.gz``), the form ``bench/answer_quality.py --features``
 writes; the columns are read by name, so a file with other or more features is read for the
-features the running ragloop knows, and one that lacks some is refused.
+features the running ragloop knows, and one that lacks some is refused. The held-out split
+(``held_mask``) is by question, a stable hash of seed and question id, so every row of a
+question falls on the same side.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import csv
 import gzip
 import hashlib
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,19 @@ from ragloop.nodes.sentences import FEATURES
 from ragloop.safety.atomic import atomic_write_bytes
 
 META = ("corpus", "qid", "kind", "unanswerable", "label", "flawed")
+#: questions held out of the fit (by a hash of seed and question id)
+HELD = 0.3
+SEED = 0
+
+
+def held_out(qid: str, seed: int = SEED, share: float = HELD) -> bool:
+    """Whether question ``qid`` is held out of the fit (a stable hash of seed and id)."""
+    return hashlib.sha1(f"{seed}/{qid}".encode()).digest()[0] < 256 * share
+
+
+def held_mask(qids: Iterable[object], seed: int = SEED) -> np.ndarray:
+    """The held-out split of rows (or questions) by their question ids: True where held out."""
+    return np.array([held_out(str(q), seed) for q in qids], dtype=bool)
 
 
 @dataclass

@@ -4,28 +4,18 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
-from ragloop.cli import (
-    EXIT_NOTHING_MEASURED,
-    STDIN,
-    app,
-    console,
-    err_console,
-    friendly,
-    progress_bar,
-)
+from ragloop.cli import EXIT_NOTHING_MEASURED, STDIN, app, err_console, friendly, progress_bar
+from ragloop.cli.eval_summary import print_result
 from ragloop.cli.flags import LLM_FLAGS, RUN_FLAGS, setting_flags
 from ragloop.cli.interrupt import EXIT_INTERRUPTED, graceful_interrupt
 from ragloop.safety.console import plain, shown
 
-SHOWN_BAD_ROWS = 5
 #: exit status of an eval that measured no row of any metric
 NOTHING_MEASURED = EXIT_NOTHING_MEASURED
 
@@ -35,56 +25,6 @@ def _database_url(no_cache: bool) -> str | None:
     from ragloop.config import load_settings
 
     return None if no_cache else load_settings().database_url
-
-
-def _stdin_dataset() -> Any:
-    """``eval -``: the rows on stdin (JSON lines, or one JSON array), read like a file."""
-    import tempfile
-
-    from ragloop.cli import read_stdin_arg
-    from ragloop.eval.schema import EvaluationDataset
-
-    text = read_stdin_arg(STDIN, "dataset (JSON lines)")
-    with tempfile.TemporaryDirectory(prefix="ragloop-stdin-") as folder:
-        path = Path(folder) / ("stdin.json" if text.lstrip().startswith("[") else "stdin.jsonl")
-        path.write_text(text, encoding="utf-8")
-        return EvaluationDataset.load(path)  # bad lines are reported as bad rows
-
-
-def _fmt(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4f}"
-
-
-def print_result(result: Any) -> None:
-    """The summary table, notes, fatal errors, bad rows and totals."""
-    table = Table(title=f"ragloop eval ({result.run_id})")
-    for column in ("metric", "mean", "measured/total", "coverage", "top NaN reasons"):
-        table.add_column(column, overflow="fold")
-    for name, s in result.metrics.items():
-        reasons = "; ".join(f"{r['kind']} x{r['count']}" for r in s.nan_reasons[:3]) or "-"
-        table.add_row(
-            name, _fmt(s.mean), f"{s.measured}/{s.total}", f"{s.coverage:.0%}", plain(reasons)
-        )
-    console.print(table)
-    for note in result.notes:
-        console.print(f"[dim]note:[/] {shown(note)}", highlight=False)
-    for error in result.errors:
-        err_console.print(f"[bold red]error:[/] {shown(error)}", highlight=False)
-    if result.bad_rows:
-        console.print(f"bad rows: {len(result.bad_rows)}", highlight=False)
-        for bad in result.bad_rows[:SHOWN_BAD_ROWS]:
-            console.print(plain(f"  row {bad.index}: {bad.reason}"), highlight=False)
-        if len(result.bad_rows) > SHOWN_BAD_ROWS:
-            console.print(f"  ... and {len(result.bad_rows) - SHOWN_BAD_ROWS} more (see --out)")
-    else:
-        console.print("bad rows: 0")
-    t = result.totals
-    console.print(
-        f"LLM calls {t['llm_calls']} (cache hits {t['cache_hits']}, resumed jobs {t['resumed']}, "
-        f"retries {t['retries']}), tokens {t['input_tokens']} in / {t['output_tokens']} out, "
-        f"{t['wall_time_s']:.2f} s",
-        highlight=False,
-    )
 
 
 def _run(
@@ -108,31 +48,6 @@ def _run(
             emb,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             **options,
-        )
-
-
-def _answer_first(
-    ds: Any, settings: Any, index_dir: Path | None, concurrency: int, quiet: bool
-) -> tuple[Any, list[str]]:
-    """``--run``: the dataset with every missing response answered by the pipeline."""
-    from ragloop.cli.eval_run import answer_rows
-    from ragloop.pipeline import build_pipeline
-
-    llm = settings.llm if settings.llm != "none" else None
-    if index_dir is not None:
-        settings = settings.model_copy(update={"index_dir": index_dir})
-    with err_console.status("building the pipeline…"):
-        pipeline = build_pipeline(settings)
-    slots = concurrency if llm else 1  # offline runs share the CPU: one at a time
-    if quiet:
-        return answer_rows(ds, pipeline, concurrency=slots)
-    with progress_bar("answering") as bar:
-        task = bar.add_task("rows", total=None)
-        return answer_rows(
-            ds,
-            pipeline,
-            concurrency=slots,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
 
 
@@ -231,9 +146,12 @@ def eval_command(
                 err_console.print(f"[bold red]error:[/] {shown(note)}", highlight=False)
             err_console.print("nothing to measure: every metric named needs an LLM judge")
             raise typer.Exit(NOTHING_MEASURED)
-    source: Any = (
-        _stdin_dataset() if isinstance(dataset, Path) and str(dataset) == STDIN else dataset
-    )
+    if isinstance(dataset, Path) and str(dataset) == STDIN:
+        from ragloop.cli.eval_run import stdin_dataset
+
+        source: Any = stdin_dataset()
+    else:
+        source = dataset
     # one configuration path: flags, then RAGLOOP_LLM_*, then the profile (local or remote);
     # the runner retries jobs itself (max_retries, timeout per attempt), the client does not
     settings = load_settings(**flags, llm=llm or "none")  # the run settings too, for --run
@@ -249,7 +167,9 @@ def eval_command(
         if limit is not None:
             data = first_rows(data, limit)
     if run:
-        data, pre_notes = _answer_first(data, settings, index_dir, concurrency, quiet)
+        from ragloop.cli.eval_run import answer_first
+
+        data, pre_notes = answer_first(data, settings, index_dir, concurrency, quiet)
     options: dict[str, Any] = {
         "max_concurrency": concurrency,
         **runner_options(client),

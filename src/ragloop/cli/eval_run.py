@@ -1,4 +1,5 @@
-"""What ``ragloop eval`` does before scoring: answer rows with the pipeline, skip unjudgeable names.
+"""What ``ragloop eval`` does before scoring: read the rows (stdin too), answer them with the
+pipeline, skip unjudgeable names.
 
 ``--run`` answers every single-turn row that has a question but no ``response`` with the
 pipeline as ``ragloop ask`` would (service mode: the row's reference is used for scoring only,
@@ -9,13 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ragloop.cli import STDIN, err_console, progress_bar, read_stdin_arg
 from ragloop.eval.schema import EvaluationDataset, SingleTurnSample
 
 Progress = Callable[[int, int], Any]
+
+
+def stdin_dataset() -> EvaluationDataset:
+    """``eval -``: the rows on stdin (JSON lines, or one JSON array), read like a file."""
+    text = read_stdin_arg(STDIN, "dataset (JSON lines)")
+    with tempfile.TemporaryDirectory(prefix="ragloop-stdin-") as folder:
+        path = Path(folder) / ("stdin.json" if text.lstrip().startswith("[") else "stdin.jsonl")
+        path.write_text(text, encoding="utf-8")
+        return EvaluationDataset.load(path)  # bad lines are reported as bad rows
 
 
 def split_llm_only(names: list[str], has_llm: bool) -> tuple[list[str], list[str]]:
@@ -103,6 +115,31 @@ def answer_rows(
     out.indices = list(ds.indices)
     notes.insert(0, f"--run: the pipeline answered {todo - len(notes)} of {todo} row(s) first")
     return out, notes
+
+
+def answer_first(
+    ds: Any, settings: Any, index_dir: Path | None, concurrency: int, quiet: bool
+) -> tuple[Any, list[str]]:
+    """``--run``: the dataset with every missing response answered by the pipeline, under a
+    progress bar on stderr unless ``quiet``."""
+    from ragloop.pipeline import build_pipeline  # heavy: loaded only when --run is given
+
+    llm = settings.llm if settings.llm != "none" else None
+    if index_dir is not None:
+        settings = settings.model_copy(update={"index_dir": index_dir})
+    with err_console.status("building the pipeline…"):
+        pipeline = build_pipeline(settings)
+    slots = concurrency if llm else 1  # offline runs share the CPU: one at a time
+    if quiet:
+        return answer_rows(ds, pipeline, concurrency=slots)
+    with progress_bar("answering") as bar:
+        task = bar.add_task("rows", total=None)
+        return answer_rows(
+            ds,
+            pipeline,
+            concurrency=slots,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
 
 
 def first_rows(ds: EvaluationDataset, limit: int) -> EvaluationDataset:

@@ -16,14 +16,14 @@ ACTIONS = ("rewrite", "swap", "web")
 EXAMPLES = 3
 
 
-def fmt(value: Any) -> str:
+def fmt(value: Any, digits: int = DECIMALS) -> str:
     """One text form for a figure, shared by results.csv and the reports (NaN/None empty)."""
     if value is None or isinstance(value, float) and math.isnan(value):
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.{DECIMALS}f}"
+        return f"{value:.{digits}f}"
     return str(value)
 
 

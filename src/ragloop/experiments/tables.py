@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from ragloop.experiments.stats import ACTIONS, fmt
@@ -118,14 +117,8 @@ def overview(result: ExperimentResult) -> dict[str, str]:
 
 
 def _short(value: Any, digits: int = 3) -> str:
-    """A terminal figure: 3 decimals, whole milliseconds, empty for NaN/None."""
-    if value is None or isinstance(value, float) and math.isnan(value):
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+    """A terminal figure: ``fmt`` with 3 decimals unless told (1 for milliseconds)."""
+    return fmt(value, digits)
 
 
 def verdict(rec: dict[str, Any]) -> str:
