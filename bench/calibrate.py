@@ -52,7 +52,7 @@ from ragloop.calibration.fit import (
     top1,
     tradeoff,
 )
-from ragloop.calibration.rows import SentenceRows, held_mask
+from ragloop.calibration.rows import SentenceRows, held_mask, held_out
 from ragloop.nodes.answer_model import Abstention, AnswerModel
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES, question_features
 from ragloop.safety import atomic_write_text
