@@ -45,14 +45,12 @@ from ragloop.calibration.fit import (
     fit_logistic,
     fit_rows,
     per_question,
-    precise_level,
     quoted_hit,
-    quoted_hits,
     sigmoid,
     top1,
     tradeoff,
 )
-from ragloop.calibration.rows import SentenceRows, held_mask, held_out
+from ragloop.calibration.rows import SentenceRows, held_mask
 from ragloop.nodes.answer_model import Abstention, AnswerModel
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES, question_features
 from ragloop.safety import atomic_write_text
@@ -162,36 +160,6 @@ def fit_abstention(
     return Abstention(coef, round(b, 5), round(level, 4)), report
 
 
-def fit_stop_support(
-    rows: list[dict[str, str]],
-    x: np.ndarray,
-    score: np.ndarray,
-    every: SentenceRows,
-    fit: Abstention,
-    share: float,
-) -> tuple[float | None, dict]:
-    """The answer's support at which the loop stops "sufficient": the lowest level at which
-    the training questions' quoted sentences (at ``share``) hold the gold often enough
-    (``precise_level``), the support being the ``judged`` abstention fit's probability on the
-    loop's read passages; an unanswerable question's quote never holds it."""
-    mask = read_by(rows, "loop")
-    qids, _, _, q = question_table(rows, x, score, mask)
-    hits = quoted_hits(every, score, mask, share)
-    pairs = {
-        qid: (fit.probability(dict(zip(QUESTION_FEATURES, f, strict=True))), hits.get(qid, False))
-        for qid, f in zip(qids, q.tolist(), strict=True)
-    }
-    train = {k: v for k, v in pairs.items() if not held_out(k)}
-    held = {k: v for k, v in pairs.items() if held_out(k)}
-    level, report = precise_level(train, held, np.round(np.arange(0.5, 1.0001, 0.01), 2))
-    rule = (
-        "lowest support level whose training questions' quoted sentences hold the gold often "
-        "enough (the judge's stop precision, over enough questions); support = the judged "
-        "abstention fit on the loop's read passages"
-    )
-    return level, {"rule": rule, **report}
-
-
 def loco(rows: SentenceRows, hand: np.ndarray) -> dict[str, dict[str, float]]:
     """Per corpus: best sentence holds the gold, fitted without that corpus vs hand-set."""
     quotable = ~rows.flawed & ~rows.unanswerable
@@ -265,12 +233,6 @@ def main() -> int:
             rep["tradeoff_train"], rep["tradeoff_held_out"], strict=True
         ):
             print(f"  {t:5.2f}   {a:6.3f} {ha:6.3f}   {u:6.3f} {hu:6.3f}")
-    stop_support, stop_report = None, {}
-    if "judged" in abstain:
-        stop_support, stop_report = fit_stop_support(
-            all_rows, all_x, all_score, every, abstain["judged"], floor_share
-        )
-        print("stop on the answer's support: " + json.dumps(stop_report))
     model = AnswerModel(
         coef=fit.coef if fitted else hand_model.coef,
         intercept=fit.intercept if fitted else 0.0,
@@ -279,7 +241,6 @@ def main() -> int:
         floor_share=floor_share,
         abstain=abstain,
         stop_level=fit.stop_level,
-        stop_support=stop_support,
         provenance={
             "training_data": os.path.relpath(args.rows, HERE.parent),
             "sha256": sha,
@@ -299,7 +260,6 @@ def main() -> int:
             "held_out": scores,
             "tradeoff_train": [[t, round(a, 3), round(u, 3)] for t, a, u in curve],
             "abstention": abstain_report,
-            "stop_support": stop_report,
         },
     )
     atomic_write_text(args.out, json.dumps(model.to_dict(), indent=1) + "\n")

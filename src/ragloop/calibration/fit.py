@@ -158,26 +158,17 @@ def tradeoff(qs: dict[str, Question], levels: np.ndarray) -> list[tuple[float, f
     ]
 
 
-def quoted_hits(
-    rows: SentenceRows, score: np.ndarray, mask: np.ndarray, share: float
-) -> dict[str, bool]:
-    """qid -> the quoted sentences (the best, then up to two more scoring ``share`` of it)
-    hold the reference, for the questions with a quotable row in ``mask`` (an unanswerable
-    question's never do); one source a sentence is not modelled here."""
+def quoted_hit(rows: SentenceRows, score: np.ndarray, mask: np.ndarray, share: float) -> float:
+    """Answerable questions whose quoted sentences (the best, then up to two more scoring
+    ``share`` of it) hold the reference; one source a sentence is not modelled here."""
     by: dict[str, list[int]] = {}
-    for i in np.flatnonzero(mask & ~rows.flawed):
+    for i in np.flatnonzero(mask & ~rows.unanswerable & ~rows.flawed):
         by.setdefault(str(rows.qid[i]), []).append(int(i))
-    hits = {}
-    for qid, ix in by.items():
+    hits = []
+    for ix in by.values():
         ix.sort(key=lambda i: -score[i])
         picked = [i for i in ix if score[i] >= share * score[ix[0]]][:3]
-        hits[qid] = any(rows.label[i] for i in picked)
-    return hits
-
-
-def quoted_hit(rows: SentenceRows, score: np.ndarray, mask: np.ndarray, share: float) -> float:
-    """Share of the answerable questions whose quoted sentences hold the reference."""
-    hits = list(quoted_hits(rows, score, mask & ~rows.unanswerable, share).values())
+        hits.append(any(rows.label[i] for i in picked))
     return float(np.mean(hits)) if hits else float("nan")
 
 
@@ -300,42 +291,23 @@ def stop_level(
     which the training questions' best chunk holds the gold at least ``precision`` of the
     time, over at least ``support`` questions; None when no level qualifies. With how the
     held-out questions fare at it."""
-    level, report = precise_level(
-        best_chunks(rows, train),
-        best_chunks(rows, held),
-        np.round(np.arange(0.3, 1.0001, 0.01), 2),
-        precision,
-        support,
-    )
-    report = {
+    train_best, held_best = best_chunks(rows, train), best_chunks(rows, held)
+    levels = np.round(np.arange(0.3, 1.0001, 0.01), 2)
+    curve = [(float(t), *stop_precision(train_best, float(t))) for t in levels]
+    level = next((t for t, p, n in curve if n >= support and p >= precision), None)
+    report: dict[str, Any] = {
         "rule": f"lowest evidence level whose training questions' best chunk holds the gold "
         f">= {precision} of the time over >= {support} questions",
         "chunks": "a question's sentences with equal judge evidence",
-        **report,
+        "level": level,
     }
-    return level, report
-
-
-def precise_level(
-    train: dict[str, tuple[float, bool]],
-    held: dict[str, tuple[float, bool]],
-    levels: np.ndarray,
-    precision: float = STOP_PRECISION,
-    support: int = STOP_SUPPORT,
-) -> tuple[float | None, dict[str, Any]]:
-    """The lowest of ``levels`` at which the training questions (qid -> (value, hit)) with
-    a value at or above it hit at least ``precision`` of the time, over at least ``support``
-    of them; None when none qualifies. With how the held-out questions fare at it."""
-    curve = [(float(t), *stop_precision(train, float(t))) for t in levels]
-    level = next((t for t, p, n in curve if n >= support and p >= precision), None)
-    report: dict[str, Any] = {"level": level}
     if level is not None:
-        p_train, n_train = stop_precision(train, level)
-        p_held, n_held = stop_precision(held, level)
+        p_train, n_train = stop_precision(train_best, level)
+        p_held, n_held = stop_precision(held_best, level)
         report["train"] = {"precision": _r(p_train), "questions_stopped": n_train,
-                           "of": len(train)}  # fmt: skip
+                           "of": len(train_best)}  # fmt: skip
         report["held_out"] = {"precision": _r(p_held), "questions_stopped": n_held,
-                              "of": len(held)}  # fmt: skip
+                              "of": len(held_best)}  # fmt: skip
     report["curve_train"] = [[t, _r(p), n] for t, p, n in curve[::5]]
     return level, report
 

@@ -67,10 +67,6 @@ class AnswerModel:
     #: the judge's evidence level at which a chunk answers alone (grade 2: the loop stops
     #: "sufficient"), fitted on the same rows; None keeps the judge's own level
     stop_level: float | None = None
-    #: the answer's support (the judged abstention fit's probability that the passages read
-    #: answer) at which the loop stops "sufficient": its answer is then as sure as the fit
-    #: allows; fitted on the same rows, None: never stop on support
-    stop_support: float | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
@@ -92,7 +88,6 @@ class AnswerModel:
             "floor_share": self.floor_share,
             "abstain": {k: v.to_dict() for k, v in self.abstain.items()},
             **({"stop_level": self.stop_level} if self.stop_level is not None else {}),
-            **({"stop_support": self.stop_support} if self.stop_support is not None else {}),
             "provenance": self.provenance,
         }
 
@@ -144,9 +139,6 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
     stop = data.get("stop_level")
     if stop is not None and not 0.0 < _number(stop, "stop_level") <= 1.0:
         raise ConfigError(f"answer model: stop_level must be in (0, 1], got {stop}")
-    held = data.get("stop_support")
-    if held is not None and not 0.0 < _number(held, "stop_support") <= 1.0:
-        raise ConfigError(f"answer model: stop_support must be in (0, 1], got {held}")
     return AnswerModel(
         link=link,
         coef={k: _number(v, f"coef[{k}]") for k, v in coef.items()},
@@ -155,7 +147,6 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
         floor_share=floor_share,
         abstain={k: _abstention(k, v) for k, v in (data.get("abstain") or {}).items()},
         stop_level=None if stop is None else float(stop),
-        stop_support=None if held is None else float(held),
         provenance=dict(provenance),
     )
 

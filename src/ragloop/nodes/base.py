@@ -118,13 +118,7 @@ class Rewriter(Protocol):
 
 
 class Answerer(Protocol):
-    """Answers from the contexts it is handed, citing them as [n].
-
-    An answerer may also offer ``async support(question, contexts) -> (support, level) |
-    None``: how surely those passages would answer and the level at which that is enough.
-    The judge then stops the loop "sufficient" once the passages the answer would read reach
-    it (``judge.answer_support``); the offline answerer offers it with a fitted model.
-    """
+    """Answers from the contexts it is handed, citing them as [n]."""
 
     async def answer(
         self, question: str, contexts: list[ContextItem], prompt: str | None = None

@@ -11,9 +11,7 @@ from langgraph.runtime import Runtime
 from ragloop.config import Context, context_of
 from ragloop.documents.boilerplate import is_boilerplate
 from ragloop.nodes.base import Deps, Draft
-from ragloop.nodes.evidence import question_names
 from ragloop.nodes.prompts import Passage
-from ragloop.nodes.reading import read_first
 from ragloop.retrievers.dense import embedding_text
 from ragloop.state import ContextItem, Judgment, State, add_fallback, add_step
 from ragloop.text import split_sentences
@@ -70,34 +68,6 @@ def verdict_of(contexts: int, relevance: float, recall: float, ctx: Context) -> 
     return "sufficient", f"recall {rec} >= {rec_min}"
 
 
-async def answer_support(
-    deps: Deps,
-    state: State,
-    contexts: list[ContextItem],
-    dropped: list[ContextItem],
-    ctx: Context,
-    verdict: str,
-    why: str,
-) -> tuple[str, str]:
-    """ "sufficient" when the answer the passages read now would give is as sure as the
-    answerer's fitted level (``Answerer.support``: the offline answerer with a fitted model);
-    else the verdict as it was. Chunk evidence says one passage answers alone; this says the
-    passages read together do, which is what the answer needs."""
-    support_of = getattr(deps.answerer, "support", None)
-    if support_of is None:
-        return verdict, why
-    nameless = not question_names(state["question"], deps.common_words)
-    read = read_first(contexts, dropped, nameless, max(ctx.k, 1))
-    found = await support_of(state["question"], read)
-    if found is None:
-        return verdict, why
-    support, level = found
-    shown, at = compared(support, level)
-    if support >= level:
-        return "sufficient", f"{why}, but the answer's support {shown} >= {at} (fitted)"
-    return verdict, why
-
-
 def make_judge(deps: Deps) -> Any:
     """Build the judge node (development mode against a reference, else service mode)."""
 
@@ -140,8 +110,6 @@ def make_judge(deps: Deps) -> Any:
         if mode == "service" and assessment.recall is not None:
             recall = float(assessment.recall)  # graded: the best evidence in hand
         verdict, why = verdict_of(len(contexts), relevance, recall, ctx)
-        if verdict != "sufficient" and mode == "service" and contexts:
-            verdict, why = await answer_support(deps, state, contexts, dropped, ctx, verdict, why)
         second: float | None = None
         if ctx.judge_mode == "second_response" and reference and contexts:
             answer, *_ = await deps.answerer.answer(question, contexts, ctx.prompts.get("answer"))

@@ -184,20 +184,6 @@ class OfflineStrategies:
             return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines])), see
         return attach_code(found.text, [c.get("text", "") for c in contexts]), found.cited
 
-    async def support(
-        self, question: str, contexts: list[ContextItem]
-    ) -> tuple[float, float] | None:
-        """(support, level): how surely these passages answer (the judged abstention fit's
-        probability, ``extract``) and the fitted level at which the loop may stop on it;
-        None when the model has no such level (hand-set weights, another embedding model)."""
-        model = self.answer_model
-        if model is None or model.stop_support is None or not contexts:
-            return None
-        if not all("evidence" in c for c in contexts) or model.abstention(judged=True) is None:
-            return None  # the level is on the judged fit's scale: the offline judge's evidence
-        found = await self.extract(question, contexts)
-        return found.support, model.stop_support
-
     async def extract(self, question: str, contexts: list[ContextItem]) -> Extract:
         """The extractive answer with its support and the closest passages (``extract``)."""
         return await extract(
