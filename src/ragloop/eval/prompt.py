@@ -67,9 +67,20 @@ def shape_of(schema: dict[str, Any], root: dict[str, Any] | None = None) -> str:
     return {"boolean": "<true|false>", "null": "null"}.get(str(kind), f"<{kind or 'value'}>")
 
 
+def field_notes(schema: dict[str, Any]) -> list[str]:
+    """``name: description`` for each described field of a schema (its ``$defs`` too), once."""
+    notes: dict[str, str] = {}
+    for part in [schema, *schema.get("$defs", {}).values()]:
+        for name, spec in part.get("properties", {}).items():
+            if isinstance(spec, dict) and spec.get("description"):
+                notes.setdefault(name, f"{name}: {spec['description']}")
+    return list(notes.values())
+
+
 @functools.lru_cache(maxsize=256)
 def _shape_text(output_model: type[BaseModel]) -> str:
-    return shape_of(schema_of(output_model))
+    schema = schema_of(output_model)
+    return "\n".join([shape_of(schema), *(f"- {note}" for note in field_notes(schema))])
 
 
 def _plain_item(value: Any) -> str:

@@ -43,8 +43,10 @@ class Passage(str):
         return self
 
 
-def trimmed(text: str, limit: int = COMPACT_CONTEXT_CHARS) -> str:
-    """``text`` cut at the last word boundary before ``limit`` characters, marked with "…"."""
+def trimmed(text: str, limit: int | None = None) -> str:
+    """``text`` cut at the last word boundary before ``limit`` characters (default
+    ``COMPACT_CONTEXT_CHARS``), marked with "…"."""
+    limit = COMPACT_CONTEXT_CHARS if limit is None else limit
     text = text.strip()
     if len(text) <= limit:
         return text
