@@ -137,3 +137,17 @@ def test_the_round_limit_reaches_the_graph(fixture_index, wordllama):
     assert result.stop_reason == "max_iterations" and result.iterations == LOCAL.rounds
     assert len(judged) == LOCAL.rounds + 1  # the first retrieval, then each round
     assert not [s for s in result.steps if s["node"] == "judge-fallback"]
+
+
+def test_a_compact_prompt_keeps_each_field_description_under_the_shape():
+    from pydantic import BaseModel, Field
+
+    from ragloop.eval.prompt import Prompt
+
+    class Statements(BaseModel):
+        statements: list[str] = Field(description="atomic, self-contained statements")
+
+    system = Prompt("s", "Split it.").render({"answer": "a"}, Statements, compact=True)[0]
+    assert '{"statements": [<string>, ...]}' in str(system.content)
+    assert "- statements: atomic, self-contained statements" in str(system.content)
+    assert "JSON schema" not in str(system.content) and '"title"' not in str(system.content)
