@@ -2,10 +2,10 @@
 
 Every chat request passes through unchanged; the proxy keeps what the server said about it:
 the reply cap sent (``max_tokens`` / ``max_completion_tokens``), the ``response_format`` type,
-whether it was a repair turn, and the server's own ``usage.completion_tokens`` and
-``finish_reason``. That is how a bench checks that no request generated past the cap without
-trusting the client that sent it. Streamed replies are passed on whole (the benches' calls
-are not streamed).
+whether it was a repair turn, and the server's own ``usage.completion_tokens``,
+``usage.prompt_tokens`` and ``finish_reason``. That is how a bench checks that no request
+generated past the cap without trusting the client that sent it. Streamed replies are passed
+on whole (the benches' calls are not streamed).
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ class Call:
     repair: bool
     status: int
     completion_tokens: int | None
+    #: the server's ``usage.prompt_tokens`` (how much it had to read)
+    prompt_tokens: int | None
     finish_reason: str | None
     seconds: float
 
@@ -58,6 +60,7 @@ def _call(body: dict[str, Any], status: int, reply: dict[str, Any], seconds: flo
         repair=isinstance(last, str) and last.startswith(REPAIR_START),
         status=status,
         completion_tokens=usage.get("completion_tokens"),
+        prompt_tokens=usage.get("prompt_tokens"),
         finish_reason=choice.get("finish_reason"),
         seconds=seconds,
     )

@@ -40,6 +40,8 @@ from tests.metrics_llm_fakes import well_formed  # noqa: E402
 
 NOT_FOUND = "I could not find the answer to this in the documents."
 _WORD = re.compile(r"\w+")
+#: the local profile's judge prompt (compact: plain-text inputs, a reply keyed by id)
+COMPACT_ASSESS = prompts.prompts_for(None)["assess.compact"]
 _CONTEXT = re.compile(r'<context (?:n="(\d+)"|id="(c\d+)") origin="\w+">\n(.*?)\n</context>', re.S)
 
 
@@ -122,6 +124,9 @@ class SimulatedLLM:
     def __call__(self, body: dict[str, Any]) -> Any:
         messages = body["messages"]
         system, human = messages[0]["content"], messages[-1]["content"]
+        if system.startswith(COMPACT_ASSESS.instruction.strip()[:60]):
+            self.calls["assess"] = self.calls.get("assess", 0) + 1
+            return self.assess_compact(human)
         for name, prompt in (
             ("draft", prompts.DRAFT),
             ("assess", prompts.ASSESS),
@@ -157,6 +162,23 @@ class SimulatedLLM:
         found = any(g["grade"] == 2 for g in grades) or any(gold.holds(t) for t in kept)
         claims = [{"id": c["id"], "supported": found} for c in data["claims"]]
         return {"grades": grades, "claims": claims}
+
+    def assess_compact(self, human: str) -> dict[str, Any]:
+        """The local profile's judge: plain text in (contexts trimmed, kept ones first), one
+        key per id out. It grades what it is shown, so a gold passage past the trimmed
+        opening goes unseen, as it would for a real model."""
+        question = human.split("question:\n", 1)[1].split("\n\n", 1)[0]
+        gold = self._gold(question)
+        reply: dict[str, Any] = {}
+        for _, cid, text in _CONTEXT.findall(human):
+            rng = self._rng("grade", question, text)
+            good = gold.holds(text)
+            if rng.random() < self.noise:
+                good = not good
+            reply[cid] = 2 if good else rng.choice((0, 1))
+        found = any(grade == 2 for grade in reply.values())
+        reply.update(dict.fromkeys(re.findall(r"^(k\d+): ", human, re.MULTILINE), found))
+        return reply
 
     def rewrite(self, data: dict[str, Any]) -> dict[str, Any]:
         return {"query": data["question"]}

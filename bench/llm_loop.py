@@ -142,8 +142,13 @@ def _holding(case: Case, items: list[dict[str, Any]]) -> bool | None:
     return None if case.in_item is None else any(case.in_item(c) for c in items)
 
 
+#: ``--max-iterations``: the loop's correction rounds (None: the settings' default)
+ROUNDS: int | None = None
+
+
 async def _loop(pipe: Pipeline, case: Case) -> dict[str, Any]:
-    r = await pipe.arun(case.question)
+    rounds = {} if ROUNDS is None else {"max_iterations": ROUNDS}
+    r = await pipe.arun(case.question, **rounds)
     by_id = {c["id"]: c for c in r.contexts}
     cited = [by_id[c["id"]] for c in r.citations if c["id"] in by_id]
     # what the judge kept (the result also carries what was read below the keep grade)
@@ -334,7 +339,10 @@ async def main() -> int:
     ap.add_argument("--seed", type=int, default=7, help="the simulated model's noise seed")
     ap.add_argument("--rows", default="", help="write every question's row here (JSON lines)")
     ap.add_argument("--report-from", default="", help="print the report of a --rows file")
+    ap.add_argument("--max-iterations", type=int, default=None, help="the loop's correction rounds")
     args = ap.parse_args()
+    global ROUNDS
+    ROUNDS = args.max_iterations
     if args.report_from:
         lines = Path(args.report_from).read_text(encoding="utf-8").splitlines()
         report([json.loads(line) for line in lines if line.strip()], args.latency)

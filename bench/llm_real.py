@@ -65,16 +65,19 @@ def _pct(values: list[float], q: float) -> float:
 
 
 class Outcomes:
-    """Each structured ask of the pipeline's judge, sorted by how its reply was read."""
+    """Each structured ask of the pipeline's judge, sorted by how its reply was read, per step."""
 
     def __init__(self) -> None:
         self.kinds: Counter[str] = Counter()
+        #: per prompt name: kinds, requests, prompt tokens, and the reasons replies failed
+        self.steps: dict[str, Counter[str]] = {}
+        self.errors: dict[str, Counter[str]] = {}
 
     def watch(self, judge: Any) -> None:
         ask = judge.ask
 
-        async def recorded(*args: Any, **kwargs: Any) -> Any:
-            result = await ask(*args, **kwargs)
+        async def recorded(prompt: Any, *args: Any, **kwargs: Any) -> Any:
+            result = await ask(prompt, *args, **kwargs)
             if result.output is None:
                 kind = "fallen back"
             elif result.calls > 1:
@@ -84,9 +87,28 @@ class Outcomes:
             else:
                 kind = "native"
             self.kinds[kind] += 1
+            step = self.steps.setdefault(prompt.name, Counter())
+            step[kind] += 1
+            step["asks"] += 1
+            step["requests"] += result.calls
+            step["prompt tokens"] += result.input_tokens
+            if result.calls > 1 or result.output is None:
+                reason = _reason(result.error or "repaired")
+                self.errors.setdefault(prompt.name, Counter())[reason] += 1
             return result
 
         judge.ask = recorded  # this instance only: the bench watches, the code is unchanged
+
+
+def _reason(error: str) -> str:
+    """A failure reason without the reply's own words, so equal causes count together."""
+    error = error.split(": ", 1)[-1] if error.startswith("judge '") else error
+    return error.split(" (", 1)[0][:90]
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages: timings on a shared machine depend on them."""
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def _llm_env(base: str) -> dict[str, str]:
@@ -94,13 +116,16 @@ def _llm_env(base: str) -> dict[str, str]:
 
 
 def ask_questions(proxy: RecordingProxy, questions: list[str]) -> dict[str, Any]:
-    settings = load_settings(llm=f"openai:{llama.MODEL}", index_dir=demo_index_dir())
+    index_dir = demo_index_dir()
+    index_dir.parent.mkdir(parents=True, exist_ok=True)  # built there on the first run
+    settings = load_settings(llm=f"openai:{llama.MODEL}", index_dir=index_dir)
     env = _llm_env(proxy.url)
     pipe = build_pipeline(settings, env=env, demo=True)
     judge = pipe.deps.strategies.judge
     outcomes = Outcomes()
     outcomes.watch(judge)
     proxy.take()
+    load_before = _load()
     seconds, calls, rows = [], [], []
     for question in questions:
         started = time.perf_counter()
@@ -126,11 +151,15 @@ def ask_questions(proxy: RecordingProxy, questions: list[str]) -> dict[str, Any]
         "calls": calls,
         "requests": all_calls,
         "outcomes": outcomes.kinds,
+        "steps": outcomes.steps,
+        "errors": outcomes.errors,
+        "prompt_tokens": [sum(c.prompt_tokens or 0 for c in made) for _, _, made, _, _ in rows],
         "fallback_steps": sum(
             1 for _, _, _, r, _ in rows for s in r.steps if s["node"].endswith("-fallback")
         ),
         "answers_cut": sum(1 for *_, cut in rows if cut),
         "client": llm_client(settings, env),
+        "load": (load_before, _load()),
         "method": judge.method,
     }
 
@@ -152,6 +181,7 @@ def eval_rows(proxy: RecordingProxy, n: int, workdir: Path) -> dict[str, Any]:
     data, out = workdir / "rows.jsonl", workdir / "eval-out"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     proxy.take()
+    load_before = _load()
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "ragloop", "eval", str(data), "--metrics", EVAL_METRICS,
@@ -172,6 +202,7 @@ def eval_rows(proxy: RecordingProxy, n: int, workdir: Path) -> dict[str, Any]:
             values["measured" if measured else "unmeasured"] += 1
     return {
         "exit": done.returncode,
+        "load": (load_before, _load()),
         "rows": len(scored),
         "asked": n,
         "values": values,
@@ -195,7 +226,11 @@ def _caps(requests: list[Call]) -> str:
 def report(asked: dict[str, Any], evaluated: dict[str, Any] | None) -> None:
     kinds = asked["outcomes"]
     total = sum(kinds.values()) or 1
-    print(f"llama-cpp-python {llama.server_version()}, model {llama.MODEL} (SmolLM2-135M Q4)")
+    print(
+        f"llama-cpp-python {llama.server_version()}, model {llama.MODEL} (SmolLM2-135M Q4), "
+        f"{llama.THREADS} server thread(s)"
+    )
+    print(f"load average before / after: {asked['load'][0]} / {asked['load'][1]}")
     c = asked["client"]
     print(
         f"client: profile {c.profile}, timeout {c.timeout} s, {c.max_retries} retry, reply cap "
@@ -208,17 +243,29 @@ def report(asked: dict[str, Any], evaluated: dict[str, Any] | None) -> None:
     )
     print(f"  structured replies: {shares}")
     print(f"  fallback steps in the paths: {asked['fallback_steps']}")
+    for name, step in sorted(asked["steps"].items()):
+        asks = step["asks"]
+        print(
+            f"    {name}: {asks} asks, {step['requests']} requests, native {step['native']}, "
+            f"repaired {step['repaired']}, fallen back {step['fallen back']}, "
+            f"{step['prompt tokens'] / max(1, step['requests']):.0f} prompt tokens/request"
+        )
+        for reason, count in asked["errors"].get(name, Counter()).most_common(3):
+            print(f"      {count}x {reason}")
     s, n = asked["seconds"], asked["calls"]
     print(
         f"  seconds/question p50 {statistics.median(s):.1f}  p95 {_pct(s, 0.95):.1f}  "
         f"(max {max(s):.1f})"
     )
     print(f"  LLM requests/question p50 {statistics.median(n):.1f}  p95 {_pct(n, 0.95):.0f}")
+    t = asked["prompt_tokens"]
+    print(f"  prompt tokens/question p50 {statistics.median(t):.0f}  p95 {_pct(t, 0.95):.0f}")
     print(f"  answers cut at the cap: {asked['answers_cut']}")
     print(f"  {_caps(asked['requests'])}")
     if evaluated is None:
         return
-    print(f"\neval: {evaluated['rows']}/{evaluated['asked']} rows scored, exit {evaluated['exit']}")
+    print(f"\neval: load before / after {evaluated['load'][0]} / {evaluated['load'][1]}")
+    print(f"  {evaluated['rows']}/{evaluated['asked']} rows scored, exit {evaluated['exit']}")
     v = evaluated["values"]
     print(f"  metric values measured {v['measured']}, unmeasured (NaN + reason) {v['unmeasured']}")
     print(f"  {evaluated['seconds']:.0f} s in all; {_caps(evaluated['requests'])}")

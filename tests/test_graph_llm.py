@@ -17,6 +17,7 @@ from tests.fakes.fixtures import FAKE_KEY, fake_chat_model
 from tests.metrics_llm_fakes import well_formed
 
 QUESTION = "How much does a replacement library card cost?"
+COMPACT_ASSESS = prompts.prompts_for(None)["assess.compact"]
 
 
 def _inputs(messages: list[dict]) -> dict:
@@ -47,6 +48,11 @@ def respond(body: dict):
         data = _inputs(messages)
         n = len(context_ids(data))
         return assess_reply(data, [2] + [0] * (n - 1))
+    if system.startswith(COMPACT_ASSESS.instruction.strip()):  # the local profile's judge
+        human = messages[-1]["content"]
+        ids = re.findall(r'<context id="(c\d+)"', human)
+        claims = re.findall(r"^(k\d+): ", human, re.MULTILINE)
+        return {**dict.fromkeys(ids, 2), **dict.fromkeys(claims, True)}
     if system.startswith(prompts.REWRITE.instruction.strip()):
         return {"query": "replacement card fee"}
     if system.startswith(prompts.ANSWER_SYSTEM):

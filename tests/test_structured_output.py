@@ -58,7 +58,8 @@ def test_a_server_that_refuses_it_gets_the_prompt_and_the_fallback_is_recorded(s
     assert second.ok and second.method == "prompt" and second.fallback == first.fallback
     # refused once, then straight to the prompt: 3 requests for 2 asks
     assert ["response_format" in b for b in bodies] == [True, False, False]
-    assert "JSON schema" in bodies[1]["messages"][0]["content"]
+    # a local server's (compact) prompt describes the reply by its shape, not the whole schema
+    assert '{"verdict": <true|false>, "reason": <string>}' in bodies[1]["messages"][0]["content"]
 
 
 def test_a_bad_native_reply_is_repaired_by_the_same_method():
@@ -70,14 +71,18 @@ def test_a_bad_native_reply_is_repaired_by_the_same_method():
     assert all(b["response_format"]["type"] == "json_object" for b in bodies)
 
 
-def test_compact_prompts_leave_out_the_examples_but_keep_the_schema():
+def test_compact_prompts_leave_out_the_examples_and_show_the_reply_shape():
     with FakeOpenAIServer(REPLY) as server:
         _ask(Judge(fake_chat_model(server), compact=True))
         _ask(Judge(fake_chat_model(server), compact=False))
         _ask(Judge(fake_chat_model(server)))  # a server on 127.0.0.1: compact by default
         compact, full, default = (r.body["messages"] for r in server.chat_requests())
     assert "Example input" not in compact[1]["content"] and "Example input" in full[1]["content"]
-    assert "JSON schema" in compact[0]["content"]  # vLLM/Ollama's json_object ignore a schema
+    # vLLM/Ollama's json_object ignore a schema: the prompt still names every key and kind,
+    # in a line, not the schema's ~300 characters of titles and $defs
+    assert '{"verdict": <true|false>, "reason": <string>}' in compact[0]["content"]
+    assert "JSON schema" in full[0]["content"] and "JSON schema" not in compact[0]["content"]
+    assert len(compact[0]["content"]) < len(full[0]["content"])
     assert default == compact
 
 

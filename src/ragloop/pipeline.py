@@ -230,7 +230,7 @@ def build_pipeline(
         section_starts=SectionStarts(index.chunks),
         max_question_chars=settings.max_question_chars,
     )
-    ctx = Context.from_settings(settings, **context)
+    ctx = Context.from_settings(settings, env, **context)
     pipe = Pipeline(deps, ctx, checkpointer=checkpointer, model=describe_model(model))
     pipe.sources = describe(corpus, Path(settings.index_dir), index, web)
     pipe.sources["answer profile"] = f"{profile} ({profile_why})"

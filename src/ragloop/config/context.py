@@ -7,13 +7,15 @@ each taking its default and bounds from ``Settings``; nothing here repeats a def
 from __future__ import annotations
 
 import functools
+import os
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass, replace
 from typing import Annotated, Any
 
 from pydantic import Field, Strict, TypeAdapter, ValidationError
 
-from ragloop.config.schema import RUN_FIELDS, Settings
+from ragloop.config.schema import RUN_FIELDS, Settings, profile_run_values
 from ragloop.config.schema import default_of as _default
 from ragloop.errors import ConfigError
 
@@ -105,9 +107,14 @@ class Context:
             raise ConfigError("; ".join(problems) + " (the same bounds as the settings)")
 
     @classmethod
-    def from_settings(cls, settings: Settings, **overrides: Any) -> Context:
-        """The context for one run: settings first, then explicit overrides."""
+    def from_settings(
+        cls, settings: Settings, env: Mapping[str, str] | None = None, **overrides: Any
+    ) -> Context:
+        """The context for one run: settings first (a value the user left unset takes the LLM
+        client profile's, picked with ``env``, default ``os.environ``), then explicit
+        overrides."""
         values: dict[str, Any] = {name: getattr(settings, name) for name in RUN_FIELDS}
+        values.update(profile_run_values(settings, os.environ if env is None else env))
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 

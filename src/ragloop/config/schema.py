@@ -6,6 +6,7 @@ the experiment grid's axes (``RUN_FIELDS``) and the command-line flags (``ragloo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -16,7 +17,7 @@ from ragloop.documents.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragloop.embeddings.catalogue import DEFAULT_EMBEDDINGS, LOCAL_EMBEDDINGS
 from ragloop.errors import ConfigError
 from ragloop.eval.metrics import DEFAULT_TEMPERATURE
-from ragloop.llm.profile import PROFILES
+from ragloop.llm.profile import PROFILES, pick_profile
 from ragloop.plugins.models import embeddings_names
 from ragloop.plugins.specs import check_chat_spec
 from ragloop.retrievers.base import DEFAULT_K
@@ -127,7 +128,13 @@ class Settings(BaseSettings):
     prompts_dir: Path | None = Field(
         None, description="a folder of <name>.toml prompts replacing the built-in ones"
     )
-    max_iterations: int = Field(3, ge=0, le=20, description="hard cap on corrective loops")
+    max_iterations: int = Field(
+        _REMOTE.rounds,
+        ge=0,
+        le=20,
+        description="hard cap on corrective loops",
+        json_schema_extra={"profile": "rounds"},
+    )
     max_question_chars: int = Field(
         8000,
         ge=1,
@@ -287,6 +294,21 @@ def profile_field(name: str) -> str | None:
     extra = Settings.model_fields[name].json_schema_extra
     field_name = extra.get("profile") if isinstance(extra, dict) else None
     return field_name if isinstance(field_name, str) else None
+
+
+def profile_run_values(settings: Settings, env: Mapping[str, str]) -> dict[str, Any]:
+    """The per-run settings the LLM client profile sets and the user left unset.
+
+    ``max_iterations`` is one: the ``local`` profile (``openai:<model>`` on a loopback
+    ``OPENAI_BASE_URL``) runs fewer correction rounds. A value from a flag, a variable or a
+    spec (pydantic's ``model_fields_set``) is the user's and stays.
+    """
+    profile = PROFILES[pick_profile(settings.llm, env, settings.llm_profile)]
+    return {
+        name: getattr(profile, field)
+        for name in RUN_FIELDS
+        if (field := profile_field(name)) is not None and name not in settings.model_fields_set
+    }
 
 
 def _shown(value: Any) -> str:

@@ -181,7 +181,7 @@ class Judge:
     def _render(self, prompt: Prompt, inputs: dict[str, Any], output_model: Any, method: str):
         # the schema stays in the prompt even when the server constrains the reply: vLLM and
         # Ollama take json_object without its schema, and the model must know the fields
-        return prompt.render(inputs, output_model, examples=not self.compact)
+        return prompt.render(inputs, output_model, examples=not self.compact, compact=self.compact)
 
     async def _first(
         self, prompt: Prompt, inputs: dict[str, Any], output_model: Any, result: JudgeResult

@@ -4,7 +4,8 @@
 reply cap. ``local`` suits a server on this machine (llama.cpp, Ollama, vLLM): usually one
 slot, so a retried request only queues behind the one it abandoned. It has a timeout sized to
 outlast an honest request on a CPU (``LOCAL_TIMEOUT``), one retry, no retry after a timeout,
-a longer backoff, a 256-token reply cap and compact prompts (no few-shot examples).
+a longer backoff, a 256-token reply cap, compact prompts (no few-shot examples, a short judge
+prompt) and one correction round instead of three.
 ``auto`` picks ``local`` for ``openai:<model>`` with a loopback ``OPENAI_BASE_URL``.
 Values the user set (flag, ``RAGLOOP_LLM_*`` environment, experiment spec) win over the
 profile's.
@@ -29,6 +30,10 @@ Structured = Literal["auto", "json_schema", "json_object", "prompt"]
 LOCAL_TIMEOUT = 120.0
 
 
+#: correction rounds on a local server (``max_iterations``)
+LOCAL_ROUNDS = 1
+
+
 @dataclass(frozen=True)
 class ClientConfig:
     """How the LLM client behaves: limits, retries, prompt size and structured output."""
@@ -48,6 +53,10 @@ class ClientConfig:
     base_delay: float = 0.5
     #: how structured replies are asked for: auto picks by server (see ``structured_method``)
     structured: str = "auto"
+    #: correction rounds of the loop after the first retrieval (``max_iterations``): each
+    #: costs a judge request, and a small model's judge rarely calls the evidence sufficient,
+    #: so on a local server every question ran them all (docs/llm.md: measured)
+    rounds: int = 3
 
     def knobs(self) -> dict[str, Any]:
         """The keyword arguments ``get_chat_model`` takes."""
@@ -68,6 +77,7 @@ PROFILES = {
         compact=True,
         retry_timeouts=False,
         base_delay=2.0,
+        rounds=LOCAL_ROUNDS,
     ),
 }
 

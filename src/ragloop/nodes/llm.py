@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field, create_model
 
 from ragloop.errors import RagloopError
 from ragloop.eval.judge import Judge
@@ -67,6 +68,29 @@ class Support(BaseModel):
 class AssessOut(BaseModel):
     grades: list[Grade] = Field(description="one grade per new context, by its id")
     claims: list[Support] = Field(description="one flag per claim, by its id")
+
+
+def _number(value: Any) -> Any:
+    """A grade a small model wrote as text ("2") read as the number it means."""
+    return int(value) if isinstance(value, str) and value.strip() in ("0", "1", "2") else value
+
+
+#: a grade in the compact judge's reply: the enum is what a server's grammar allows
+CompactGrade = Annotated[Literal[0, 1, 2], BeforeValidator(_number)]
+
+
+@functools.lru_cache(maxsize=64)
+def compact_assess_model(contexts: int, claims: int) -> type[BaseModel]:
+    """The compact judge's reply for ``contexts`` contexts and ``claims`` claims: one key per
+    id, ``{"c1": 2, "c2": 0, "k1": true}``.
+
+    Every id is a required key, so a server that constrains its reply to the schema (llama.cpp's
+    grammar) cannot leave an id out, repeat one or invent one, which the list form allowed;
+    the reply is short and the schema needs no ``$defs``.
+    """
+    fields: dict[str, Any] = {f"c{n}": (CompactGrade, ...) for n in range(1, contexts + 1)}
+    fields.update({f"k{n}": (bool, ...) for n in range(1, claims + 1)})
+    return create_model(f"AssessCompact{contexts}x{claims}", **fields)
 
 
 class RewriteOut(BaseModel):
@@ -128,6 +152,8 @@ class LLMStrategies:
     async def assess(
         self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
     ) -> Assessment:
+        if self.judge.compact:
+            return await self._assess_compact(question, candidates, kept, claims, keep)
         ids = [f"c{n}" for n in range(1, len(candidates) + 1)]
         claim_ids = [f"k{n}" for n in range(1, len(claims) + 1)]
         inputs = {
@@ -144,16 +170,55 @@ class LLMStrategies:
         out = await self.judge.ask(self.prompts["assess"], inputs, AssessOut, check=fits)
         o = out.output
         if o is None:
-            # a judge that cannot be read is not trusted: the offline judge grades, and says so
-            fallback = await self.offline.assess(question, candidates, kept, claims, keep)
-            fallback.fallback = f"{out.error}; graded by the offline judge instead"
-            return fallback
+            return await self._offline_assess(question, candidates, kept, claims, keep, out.error)
         grades, support = _by_id(o.grades, ids, "grades"), _by_id(o.claims, claim_ids, "claims")
         return Assessment(
             [min(2, max(0, int(grades[i].grade))) for i in ids],
             [bool(support[i].supported) for i in claim_ids],
             fallback=out.fallback,
         )
+
+    async def _assess_compact(
+        self, question: str, candidates: list[str], kept: list[str], claims: list[str], keep: int
+    ) -> Assessment:
+        """The judge for a small local model (``compact``): the ``assess.compact`` prompt,
+        every context trimmed to its opening, contexts already kept shown first under ids of
+        their own, and a reply with one key per id (``compact_assess_model``)."""
+        shown = [*kept, *candidates]
+        ids = [f"c{n}" for n in range(1, len(shown) + 1)]
+        claim_ids = [f"k{n}" for n in range(1, len(claims) + 1)]
+        texts: list[str] = [
+            prompts.Passage(prompts.trimmed(t), getattr(t, "origin", "kb")) for t in shown
+        ]
+        inputs = {
+            "question": question,
+            "contexts": prompts.render_contexts(texts, ids=ids),
+            "claims": [{"id": i, "claim": c} for i, c in zip(claim_ids, claims, strict=True)],
+        }
+        model = compact_assess_model(len(shown), len(claims))
+        out = await self.judge.ask(self.prompts["assess.compact"], inputs, model)
+        if out.output is None:
+            return await self._offline_assess(question, candidates, kept, claims, keep, out.error)
+        reply = out.output
+        return Assessment(
+            [int(getattr(reply, i)) for i in ids[len(kept) :]],
+            [bool(getattr(reply, i)) for i in claim_ids],
+            fallback=out.fallback,
+        )
+
+    async def _offline_assess(
+        self,
+        question: str,
+        candidates: list[str],
+        kept: list[str],
+        claims: list[str],
+        keep: int,
+        error: str | None,
+    ) -> Assessment:
+        # a judge that cannot be read is not trusted: the offline judge grades, and says so
+        fallback = await self.offline.assess(question, candidates, kept, claims, keep)
+        fallback.fallback = f"{error}; graded by the offline judge instead"
+        return fallback
 
     async def rewrite(
         self, question: str, query: str, contexts: list[ContextItem], prompt: str | None = None

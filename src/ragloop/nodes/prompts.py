@@ -20,7 +20,11 @@ DRAFT = load_prompt("draft")
 ASSESS = load_prompt("assess")
 REWRITE = load_prompt("rewrite")
 ANSWER_SYSTEM = load_prompt("answer").instruction.strip()
-NAMES = ("draft", "assess", "rewrite", "answer")
+NAMES = ("draft", "assess", "assess.compact", "rewrite", "answer")
+#: characters of a context the compact judge reads (a chunk is at most ~800 plus its heading):
+#: the opening says what a passage is about, and a small model reads the prompt at tens of
+#: tokens a second on a CPU, so every context costs seconds
+COMPACT_CONTEXT_CHARS = 400
 
 
 def prompts_for(folder: str | Path | None) -> dict[str, Prompt]:
@@ -37,6 +41,17 @@ class Passage(str):
         self = super().__new__(cls, text)
         self.origin = origin or "kb"
         return self
+
+
+def trimmed(text: str, limit: int | None = None) -> str:
+    """``text`` cut at the last word boundary before ``limit`` characters (default
+    ``COMPACT_CONTEXT_CHARS``), marked with "…"."""
+    limit = COMPACT_CONTEXT_CHARS if limit is None else limit
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(None, 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:") + " …"
 
 
 def render_contexts(
