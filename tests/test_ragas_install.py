@@ -173,7 +173,15 @@ def test_ragas_pins_fit_ragloops_own_requirements():
         )
         assert lowest is not None, f"{req}: no lower bound or pin to check against"
         assert base[req.name].specifier.contains(lowest), f"{req} conflicts with {base[req.name]}"
-    assert "ragas" in " ".join(meta["optional-dependencies"]["all"])
+
+
+def test_all_is_the_union_of_the_user_extras_spelt_out():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    union = [r for name in ("web", "report", "pandas", "ragas") for r in extras[name]]
+    assert sorted(set(extras["all"])) == sorted(set(union))
+    assert not any(r.startswith("ragloop") for r in extras["all"])  # no self-reference
 
 
 @pytest.mark.parametrize("needed", ["To refresh", "--report", "bench/ragas_install.py"])
