@@ -18,7 +18,7 @@ import ragas_install as bench  # noqa: E402
 # the shape of `pip install --dry-run` output: the base requirement fetched first, a range
 # narrowed by a later requirement, a conflict that made pip try an older release twice
 PIP_OUTPUT = """\
-Looking in indexes: https://pypi.org/simple, file:///srv/simple
+Looking in indexes: https://index.example/simple, file:///srv/simple
 Processing /home/me/ragloop
   Installing build dependencies: started
   Preparing metadata (pyproject.toml): finished with status 'done'
