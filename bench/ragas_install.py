@@ -163,6 +163,24 @@ def verdict(wall_s: Sequence[float], limit_s: float = LIMIT_S) -> str:
     return f"target resolve < {limit_s:.0f} s: {state} (slowest of {len(wall_s)}: {worst:.1f} s)"
 
 
+def load_note(loads: Sequence[float], cores: int) -> str | None:
+    """A warning when the load average passed the core count: wall time then waits for CPU."""
+    worst = max(loads, default=0.0)
+    if worst <= cores:
+        return None
+    return (
+        f"note: the load average reached {worst:.1f} on {cores} cores, so the wall times "
+        "include waiting for a CPU; compare the CPU times, or rerun on a quieter machine"
+    )
+
+
+def _as_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -263,7 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--uv", action="store_true", help="resolve with uv instead of pip")
     args = parser.parse_args(argv)
     project = args.project.resolve()
-    walls = []
+    walls: list[float] = []
+    busy: list[float] = []
     for run in range(1, args.runs + 1):
         with tempfile.TemporaryDirectory(prefix="ragas-install-") as tmp:
             work = Path(tmp)
@@ -290,6 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"could not resolve {project}[{args.extras}]:\n{tail}")
                 return 1
         walls.append(result.wall_s)
+        busy.append(max(_as_float(load_before), _as_float(_load())))
         print(
             f"run {run}: .[{args.extras}] resolved in {result.wall_s:.1f} s wall, "
             f"{result.cpu_s:.1f} s CPU, {result.packages} packages ({version}, "
@@ -302,6 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  fetched then dropped: {'; '.join(sorted(dropped)) or 'none'}")
         print(f"  pip looking at multiple versions of: {', '.join(result.multiple) or 'none'}")
     print(verdict(walls))
+    note = load_note(busy, os.cpu_count() or 1)
+    if note:
+        print(note)
     return 0
 
 

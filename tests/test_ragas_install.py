@@ -126,6 +126,12 @@ def test_verdict_judges_the_slowest_run():
     assert "FAIL" in failed and "75.2 s" in failed
 
 
+def test_a_load_above_the_core_count_is_pointed_out():
+    assert bench.load_note([0.4, 1.9], cores=2) is None
+    note = bench.load_note([1.0, 8.04], cores=2) or ""
+    assert "8.0" in note and "2 cores" in note
+
+
 def test_without_an_index_the_bench_says_so_and_exits_0(monkeypatch, capsys):
     def no_index(work, isolated, upgrade, uv):
         return work / "venv" / "bin" / "python", "Network is unreachable"
