@@ -203,17 +203,13 @@ def _fresh_venv(work: Path, isolated: bool, upgrade: bool, uv: bool) -> tuple[Pa
     if probe.returncode != 0:
         text = probe.stdout + probe.stderr
         return python, offline_reason(text) or (text.strip().splitlines() or ["no output"])[-1]
-    if upgrade:
+    setup = (["--upgrade", "pip"] if upgrade else []) + (["uv"] if uv else [])
+    if setup:  # not timed, with a cache of its own; its warnings are not the bench's output
         subprocess.run(
-            _pip(python, ["install", "-q", "--upgrade", "pip"], isolated)
+            _pip(python, ["install", "-q", *setup], isolated)
             + ["--cache-dir", str(work / "pip-cache")],
             check=True,
-        )
-    if uv:
-        subprocess.run(
-            _pip(python, ["install", "-q", "uv"], isolated)
-            + ["--cache-dir", str(work / "pip-cache")],
-            check=True,
+            capture_output=True,
         )
     return python, None
 
