@@ -4,6 +4,12 @@ The nodes are coroutines; LangGraph only calls a sync function under ``invoke`` 
 checkpointers need it), so each node gets a sync twin that runs the coroutine on ragloop's
 one background loop. A float that is NaN or infinite in an update becomes ``None``: Postgres
 JSONB and strict JSON refuse NaN, and the state says "unmeasured" with ``None`` plus a reason.
+
+The node is a bare ``Runnable``: LangGraph already opens one traced run per node (with the
+node's name and metadata, which the callbacks and ``stream_mode="messages"`` read) and sets the
+config LangGraph's ``get_runtime()`` reads. A ``RunnableLambda`` opened a second run inside it
+and read the function's signature on every call, which was about a third of the offline loop's
+time when embedding is cheap.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.constants import TAG_NOSTREAM
 from langgraph.runtime import get_runtime
@@ -23,13 +29,44 @@ __all__ = ["both_ways", "json_safe"]
 
 
 def json_safe(value: Any) -> Any:
-    """``value`` with every NaN/inf float replaced by None (containers copied, rest kept)."""
+    """``value`` with every NaN/inf float replaced by None (containers copied, rest kept).
+
+    A value that needs no change (no NaN/inf float, no tuple, no dict or list subclass) is
+    returned as it is, without the copy: the nodes never change state in place.
+    """
+    return value if _clean(value) else _safe(value)
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _clean(value: Any) -> bool:
+    """True when ``_safe(value)`` would equal ``value`` (same types, same values)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN:
+            continue
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict | list | tuple):
+            return False  # a tuple or a dict/list subclass comes out as a plain list/dict
+    return True
+
+
+def _safe(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
+        return {k: _safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
+        return [_safe(v) for v in value]
     return value
 
 
@@ -42,10 +79,26 @@ def _quiet(config: RunnableConfig) -> RunnableConfig:
     return {**config, "tags": [*(config.get("tags") or []), TAG_NOSTREAM]}
 
 
+class _Node(Runnable[Any, Any]):
+    """A graph node's sync and async bodies (see the module docstring)."""
+
+    def __init__(self, name: str, body: Callable[..., Awaitable[Any]]) -> None:
+        self.name = name
+        self._body = body
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return run_sync(self._body(input, get_runtime(), ensure_config(config)))
+
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
+        return await self._body(input, get_runtime(), ensure_config(config))
+
+
 def both_ways(name: str, node: NodeFn, stream: bool = False) -> Any:
     """A LangGraph node with a sync and an async body around the coroutine ``node``.
 
-    A public ``RunnableLambda`` holds both bodies; each reads the run's ``Runtime`` with
+    One public ``Runnable`` holds both bodies; each reads the run's ``Runtime`` with
     LangGraph's ``get_runtime()``, so no private LangGraph module is needed. ``stream``: the
     node's LLM calls reach ``stream_mode="messages"``; otherwise they run tagged ``nostream``
     (a judge's or condenser's reply is not the answer).
@@ -62,11 +115,4 @@ def both_ways(name: str, node: NodeFn, stream: bool = False) -> Any:
         finally:
             var_child_runnable_config.reset(token)
 
-    async def arun(state: Any, config: RunnableConfig) -> Any:
-        return await body(state, get_runtime(), config)
-
-    def run(state: Any, config: RunnableConfig) -> Any:
-        return run_sync(body(state, get_runtime(), config))
-
-    run.__name__ = arun.__name__ = name
-    return RunnableLambda(run, afunc=arun, name=name)
+    return _Node(name, body)
