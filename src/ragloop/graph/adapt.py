@@ -9,7 +9,9 @@ The node is a bare ``Runnable``: LangGraph already opens one traced run per node
 node's name and metadata, which the callbacks and ``stream_mode="messages"`` read) and sets the
 config LangGraph's ``get_runtime()`` reads. A ``RunnableLambda`` opened a second run inside it
 and read the function's signature on every call, which was about a third of the offline loop's
-time when embedding is cheap.
+time when embedding is cheap. A routing function (a pure read of the state) is wrapped the
+same way (``route``): LangGraph runs a plain sync function in a worker thread under
+``ainvoke``, a thread hop per edge taken.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from langgraph.runtime import get_runtime
 
 from ragloop._async import run_sync
 
-__all__ = ["both_ways", "json_safe"]
+__all__ = ["both_ways", "json_safe", "route"]
 
 
 def json_safe(value: Any) -> Any:
@@ -116,3 +118,25 @@ def both_ways(name: str, node: NodeFn, stream: bool = False) -> Any:
             var_child_runnable_config.reset(token)
 
     return _Node(name, body)
+
+
+class _Route(Runnable[Any, Any]):
+    """A pure routing function, called directly under ``invoke`` and ``ainvoke``."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.name = fn.__name__
+        self._fn = fn
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return self._fn(input)
+
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
+        return self._fn(input)
+
+
+def route(fn: Callable[[Any], Any]) -> Any:
+    """A conditional edge's path from a routing function that only reads the state (no I/O):
+    run where the graph runs, never in a worker thread (see the module docstring)."""
+    return _Route(fn)
