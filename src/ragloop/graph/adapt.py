@@ -17,7 +17,7 @@ same way (``route``): LangGraph runs a plain sync function in a worker thread un
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
@@ -84,16 +84,14 @@ def _quiet(config: RunnableConfig) -> RunnableConfig:
 class _Node(Runnable[Any, Any]):
     """A graph node's sync and async bodies (see the module docstring)."""
 
-    def __init__(self, name: str, body: Callable[..., Awaitable[Any]]) -> None:
+    def __init__(self, name: str, body: Callable[..., Coroutine[Any, Any, Any]]) -> None:
         self.name = name
         self._body = body
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return run_sync(self._body(input, get_runtime(), ensure_config(config)))
 
-    async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Any:
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return await self._body(input, get_runtime(), ensure_config(config))
 
 
@@ -130,9 +128,7 @@ class _Route(Runnable[Any, Any]):
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._fn(input)
 
-    async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Any:
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._fn(input)
 
 
