@@ -7,11 +7,11 @@ JSONB and strict JSON refuse NaN, and the state says "unmeasured" with ``None`` 
 
 The node is a bare ``Runnable``: LangGraph already opens one traced run per node (with the
 node's name and metadata, which the callbacks and ``stream_mode="messages"`` read) and sets the
-config LangGraph's ``get_runtime()`` reads. A ``RunnableLambda`` opened a second run inside it
-and read the function's signature on every call, which was about a third of the offline loop's
-time when embedding is cheap. A routing function (a pure read of the state) is wrapped the
-same way (``route``): LangGraph runs a plain sync function in a worker thread under
-``ainvoke``, a thread hop per edge taken.
+config LangGraph's ``get_runtime()`` reads. A ``RunnableLambda`` would open a second run inside
+it and read the function's signature on every call, a fixed cost per step that dominates a run
+when embedding is cheap. A routing function (a pure read of the state) is wrapped the same way
+(``route``): LangGraph runs a plain sync function in a worker thread under ``ainvoke``, a
+thread hop per edge taken.
 """
 
 from __future__ import annotations
