@@ -28,6 +28,11 @@ from ragloop.nodes.evidence import lexical, stems_of
 from ragloop.pipeline import Pipeline
 from ragloop.text import split_sentences
 
+try:  # every lexical memo at once (older checkouts clear theirs one by one)
+    from ragloop.nodes.evidence import forget
+except ImportError:  # measuring an older checkout
+    forget = None
+
 try:  # the labelled sentence rows need the sentence features (absent in older checkouts)
     from ragloop.nodes.extractive import sentence_table
     from ragloop.nodes.sentences import flawed
@@ -147,8 +152,11 @@ def cold(pipe: Pipeline) -> None:
     emb = getattr(pipe.deps.strategies, "embeddings", None)
     if hasattr(emb, "clear"):
         emb.clear()
-    lexical.cache_clear()
-    stems_of.cache_clear()
+    if forget is not None:
+        forget()
+    else:  # an older checkout: these were its only lexical memos
+        lexical.cache_clear()
+        stems_of.cache_clear()
 
 
 async def naive(pipe: Pipeline, question: str) -> tuple[str, bool, list[Any], float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 _SENT_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'(\[A-Z0-9А-ЯЁ가-힣])|\n{2,}|\n(?=[-*•]\s)")
@@ -37,6 +38,17 @@ def split_sentences(text: str) -> list[str]:
     line, so "# 8.14. JSON Types" is never read as the heading "# 8.14." and the sentence
     "JSON Types".
     """
+    return list(_sentences(text))
+
+
+def forget_sentences() -> None:
+    """Forget the remembered splits (``split_sentences``), so a timing starts cold."""
+    _sentences.cache_clear()
+
+
+@functools.lru_cache(maxsize=8192)
+def _sentences(text: str) -> tuple[str, ...]:
+    # remembered: the judge, the answer and its ranking split the same chunks in one run
     out: list[str] = []
     for n, piece in enumerate(_FENCED.split(text.strip()) if text else []):
         if n % 2:  # the fenced blocks and heading lines, captured by the split
@@ -44,7 +56,7 @@ def split_sentences(text: str) -> list[str]:
             continue
         for part in _SENT_END.split(piece.strip()):
             out.extend(_lower_starts(part))
-    return [p for p in (s.strip(" \n\t-*•") for s in out) if p]
+    return tuple(p for p in (s.strip(" \n\t-*•") for s in out) if p)
 
 
 def _lower_starts(text: str) -> list[str]:
@@ -62,7 +74,7 @@ def _lower_starts(text: str) -> list[str]:
 
 def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
     """Lowercase word tokens; identifiers such as ``KX-217`` or ``v2.4.1`` stay whole."""
-    tokens = [t.lower() for t in _TOKEN.findall(text or "")]
+    tokens = list(map(str.lower, _TOKEN.findall(text or "")))
     if drop_stopwords:
         tokens = [t for t in tokens if t not in STOPWORDS]
     return tokens

@@ -56,12 +56,11 @@ def context_of(runtime: Any, default: Context | None = None) -> Context:
     """The run's Context. A caller (a server client) that sent none gets ``default`` (the
     server's settings) or the built-in defaults; a dict it sent overrides those fields only."""
     ctx = getattr(runtime, "context", None)
+    if ctx is not None and not isinstance(ctx, dict):
+        return ctx  # type: ignore[no-any-return]
+    # built only when needed: every node reads its context, and a Context checks its fields
     base = default or Context()
-    if ctx is None:
-        return base
-    if isinstance(ctx, dict):
-        return replace(base, **ctx)
-    return ctx  # type: ignore[no-any-return]
+    return base if ctx is None else replace(base, **ctx)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from ragloop.config import Context
-from ragloop.graph.adapt import both_ways
+from ragloop.graph.adapt import both_ways, route
 from ragloop.graph.routing import after_correct, after_decide, after_judge
 from ragloop.nodes.answer import make_answer
 from ragloop.nodes.base import Deps
@@ -75,10 +75,10 @@ def build_graph(
     graph.add_edge(START, "condense")
     graph.add_edge("condense", "draft")
     graph.add_edge("draft", "decide")
-    graph.add_conditional_edges("decide", after_decide, ["retrieve", "answer"])
+    graph.add_conditional_edges("decide", route(after_decide), ["retrieve", "answer"])
     graph.add_edge("retrieve", "judge")
-    graph.add_conditional_edges("judge", after_judge, ["answer", "correct"])
-    graph.add_conditional_edges("correct", after_correct, ["retrieve", "answer"])
+    graph.add_conditional_edges("judge", route(after_judge), ["answer", "correct"])
+    graph.add_conditional_edges("correct", route(after_correct), ["retrieve", "answer"])
     graph.add_edge("answer", "score")
     graph.add_edge("score", "remember")
     graph.add_edge("remember", END)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragloop.documents.chunking import SEPARATOR
-from ragloop.text import STOPWORDS, split_sentences, tokenize
+from ragloop.text import STOPWORDS, forget_sentences, split_sentences, tokenize
 
 _PATTERNS = (
     re.compile(r"`([^`\n]{2,60})`"),  # anything the user put in backticks
@@ -164,6 +164,7 @@ def defines(name: str, text: str) -> float:
     return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
 
 
+@functools.lru_cache(maxsize=8192)
 def page_subject(heading: str) -> str:
     """What a heading path's page is about: "REINDEX" of "REINDEX › Description", "os" of
     "os — Miscellaneous operating system interfaces › Files"."""
@@ -177,14 +178,25 @@ def subject_entry(sentence: str, before: str, heading: str) -> float:
     subject = page_subject(heading)
     if len(subject) < 2 or len(subject.split()) > 4:
         return 0.0
-    if re.match(rf"\s*{re.escape(subject)}(?![\w])", sentence, re.I):
+    if _subject_start(subject).match(sentence):
         return 1.0
     return max(defines(subject.lower(), sentence), defines(subject.lower(), before))
+
+
+@functools.lru_cache(maxsize=8192)
+def _subject_start(subject: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*{re.escape(subject)}(?![\w])", re.I)
 
 
 def terms(text: str, common: frozenset[str] = frozenset()) -> list[str]:
     """Content stems of a question: stopwords, frame words and identifiers' dots kept apart;
     a name the question gives that is one of the corpus's own words (``common``) left out."""
+    return list(_terms(text, common))
+
+
+@functools.lru_cache(maxsize=4096)
+def _terms(text: str, common: frozenset[str]) -> tuple[str, ...]:
+    # remembered: the judge reads the question's terms once for every chunk it grades
     skip = {n for n in identifiers(text) if n in common} if common else set()
     out: list[str] = []
     for tok in tokenize(text, drop_stopwords=True):
@@ -200,7 +212,19 @@ def terms(text: str, common: frozenset[str] = frozenset()) -> list[str]:
                 s = stem(p)
                 if s not in out:
                     out.append(s)
-    return out
+    return tuple(out)
+
+
+def forget() -> None:
+    """Forget every remembered lexical reading (texts' stems, sentences, evidence), so a
+    timing starts cold; the results are the same either way."""
+    lexical.cache_clear()
+    stems_of.cache_clear()
+    forget_sentences()
+
+
+#: where a dotted, hyphenated or slashed token splits into its parts
+_PARTS = re.compile(r"[-./]")
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -210,11 +234,13 @@ def stems_of(text: str) -> frozenset[str]:
     Remembered: the loop re-reads the same chunks' sentences and headings at every judge
     step and for every question that retrieves them.
     """
-    have: set[str] = set()
-    for tok in tokenize(text):
-        have.add(stem(tok))
-        if any(c in tok for c in "-./"):
-            have.update(stem(p) for p in re.split(r"[-./]", tok) if p)
+    tokens = set(tokenize(text))  # each distinct token once
+    have = set(map(stem, tokens))
+    joined = " ".join(tokens)
+    if "-" in joined or "." in joined or "/" in joined:
+        for tok in tokens:
+            if "-" in tok or "." in tok or "/" in tok:
+                have.update(stem(p) for p in _PARTS.split(tok) if p)
     return frozenset(have)
 
 
@@ -263,9 +289,9 @@ def lexical(
             current = f"{heading} {sent.lstrip('#').strip()}"
             head_stems = head_stems | stems_of(current)
             continue
-        have = stems_of(sent) | stems_of(current)
+        own, under = stems_of(sent), stems_of(current)
         sentences.append(sent)
-        scores.append(sum(w in have for w in want) / len(want) if want else 0.0)
+        scores.append(sum(w in own or w in under for w in want) / len(want) if want else 0.0)
     best = max(range(len(scores)), key=scores.__getitem__) if scores else 0
     heading_cov = sum(w in head_stems for w in want) / len(want) if want else 0.0
     headings = " ".join([heading, *(s for s in pieces if s.startswith("#"))])

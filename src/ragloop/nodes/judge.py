@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
-from langchain_core.documents import Document
 from langgraph.runtime import Runtime
 
 from ragloop.config import Context, context_of
 from ragloop.documents.boilerplate import is_boilerplate
 from ragloop.nodes.base import Deps, Draft
 from ragloop.nodes.prompts import Passage
-from ragloop.retrievers.dense import embedding_text
+from ragloop.retrievers.dense import titled_text
 from ragloop.state import ContextItem, Judgment, State, add_fallback, add_step
 from ragloop.text import split_sentences
 
@@ -30,8 +29,7 @@ def merge(kept: list[ContextItem], new: list[ContextItem]) -> list[ContextItem]:
 
 def judged_text(item: ContextItem) -> str:
     """What the judge reads: the heading path, a newline, the clean text (as dense embeds it)."""
-    meta = {"title": str(item.get("title") or "")}
-    return embedding_text(Document(page_content=item["text"], metadata=meta))
+    return titled_text(str(item.get("title") or ""), item["text"])
 
 
 def _graded(item: ContextItem, grade: int, evidence: float | None) -> ContextItem:

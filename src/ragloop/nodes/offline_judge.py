@@ -96,7 +96,7 @@ class Evidence:
 def score(cal: JudgeCalibration, has_names: bool, cos: float, lex: Lexical) -> Evidence:
     """The evidence score of one chunk from its cosine and its lexical evidence."""
     span = max(cal.cos_high - cal.cos_low, 1e-6)
-    semantic = float(np.clip((cos - cal.cos_low) / span, 0.0, 1.0))
+    semantic = _unit((cos - cal.cos_low) / span)
     base = cal.w_semantic * semantic + cal.w_sentence * lex.sentence + cal.w_heading * lex.heading
     base /= max(cal.w_semantic + cal.w_sentence + cal.w_heading, 1e-6)
     if has_names and lex.names_heading:
@@ -106,7 +106,13 @@ def score(cal: JudgeCalibration, has_names: bool, cos: float, lex: Lexical) -> E
             for h, t in zip(lex.names_heading, lex.names_text, strict=True)
         ]
         base = (1 - cal.w_name) * base + cal.w_name * sum(per_name) / len(per_name)
-    return Evidence(float(np.clip(base, 0.0, 1.0)), semantic, lex)
+    return Evidence(_unit(base), semantic, lex)
+
+
+def _unit(value: float) -> float:
+    """``value`` clipped to [0, 1] as ``float(np.clip(value, 0.0, 1.0))`` does (NaN stays
+    NaN), without numpy's cost on one number: the judge scores every chunk it reads."""
+    return float(min(max(value, 0.0), 1.0))
 
 
 def grade(cal: JudgeCalibration, value: float) -> int:

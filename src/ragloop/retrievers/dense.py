@@ -65,8 +65,11 @@ def embedding_text(chunk: Document) -> str:
     A later chunk of a document loses the title line, and with it what the section is
     about; putting the title back helps dense retrieval find such chunks.
     """
-    title = str(chunk.metadata.get("title") or "")
-    text = chunk.page_content
+    return titled_text(str(chunk.metadata.get("title") or ""), chunk.page_content)
+
+
+def titled_text(title: str, text: str) -> str:
+    """``embedding_text`` of a chunk with this title and text (no ``Document`` needed)."""
     return text if not title or text.lstrip("# ").startswith(title) else f"{title}\n{text}"
 
 

@@ -36,7 +36,11 @@ def lexical_overlap(needle: str, haystack: str) -> float | None:
 
     Compounds match split words both ways ("super bowl" and "superbowl").
     """
-    want = _stems(needle)
+    return _overlap(_stems(needle), haystack)
+
+
+def _overlap(want: list[str], haystack: str) -> float | None:
+    """``lexical_overlap`` with the needle's stems given (read once for many haystacks)."""
     if not want:
         return None
     got = _stems(haystack)
@@ -67,7 +71,8 @@ async def blended_similarities(
     if not texts:
         return []
     vecs = await unit_vectors(emb, [needle, *texts])
-    lex = [lexical_overlap(needle, t) for t in texts]
+    want = _stems(needle)
+    lex = [_overlap(want, t) for t in texts]
     return [blend(float(vecs[0] @ v), x, weight) for v, x in zip(vecs[1:], lex, strict=True)]
 
 
