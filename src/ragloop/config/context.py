@@ -15,8 +15,9 @@ from typing import Annotated, Any
 
 from pydantic import Field, Strict, TypeAdapter, ValidationError
 
-from ragloop.config.schema import RUN_FIELDS, Settings, profile_run_values
-from ragloop.config.schema import default_of as _default
+from ragloop.config.fields import default_of as _default
+from ragloop.config.fields import profile_run_values
+from ragloop.config.schema import RUN_FIELDS, Settings
 from ragloop.errors import ConfigError
 
 _CHECKED_CONTEXT_FIELDS = tuple(name for name in RUN_FIELDS if name != "retrievers")
