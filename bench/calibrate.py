@@ -44,13 +44,10 @@ from ragloop.calibration.fit import (
     SHARES,
     fit_logistic,
     fit_rows,
-    per_question,
-    quoted_hit,
     sigmoid,
-    top1,
-    tradeoff,
 )
 from ragloop.calibration.rows import SentenceRows, held_mask
+from ragloop.calibration.scores import per_question, quoted_hit, top1, tradeoff
 from ragloop.nodes.answer_model import Abstention, AnswerModel
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES, question_features
 from ragloop.safety import atomic_write_text

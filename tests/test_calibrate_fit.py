@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragloop.calibration.fit import auc, fit_logistic, fit_rows, held_out, stop_level
+from ragloop.calibration.fit import fit_logistic, fit_rows, held_out, stop_level
 from ragloop.calibration.rows import META, SentenceRows, read_rows, write_rows
+from ragloop.calibration.scores import auc
 from ragloop.errors import ConfigError
 from ragloop.nodes.sentences import FEATURES
 

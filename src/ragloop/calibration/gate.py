@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ragloop.calibration.fit import per_question
 from ragloop.calibration.rows import SentenceRows
+from ragloop.calibration.scores import per_question
 from ragloop.nodes.answer_model import AnswerModel
 
 #: figure -> the side on which leaving the interval is a regression
