@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ragloop.nodes.evidence import page_subject, subject_entry
+from ragloop.nodes.entries import page_subject, subject_entry
 from ragloop.nodes.extractive import (
     AnswerWeights,
     entry,

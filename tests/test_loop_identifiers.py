@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from ragloop.nodes.evidence import defines, identifiers, lexical, name_match
+from ragloop.nodes.entries import defines
+from ragloop.nodes.evidence import identifiers, lexical, name_match
 from ragloop.nodes.extractive import AnswerWeights
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.nodes.offline_judge import recall_of

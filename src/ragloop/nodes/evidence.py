@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ragloop.documents.chunking import SEPARATOR
+from ragloop.nodes.entries import defines, page_subject
 from ragloop.text import STOPWORDS, forget_sentences, split_sentences, tokenize
 
 _PATTERNS = (
@@ -56,10 +56,6 @@ def stem(word: str) -> str:
 COMMON_MIN_CHUNKS = 1000
 #: a word in more than this share of the chunks is one of the corpus's own words
 COMMON_SHARE = 0.1
-
-
-#: what follows a page's subject in its title: "select — Waiting for I/O completion"
-_PAGE_SUBJECT = re.compile(r"\s+[\u2014\u2013:-]\s")
 
 
 def common_words(
@@ -139,53 +135,6 @@ def name_match(name: str, text: str, heading: bool = False) -> float:
     if heading or re.match(r"\s*\(", text[hit.end() :]):
         return 0.8
     return 0.4
-
-
-@functools.lru_cache(maxsize=65536)
-def _definition_pattern(name: str) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(p) for p in name.split())
-    # at a line's start (after a list bullet): a signature "asind ( double precision )",
-    # a term "wal_buffers (integer): ...", an entry "pg_restore — restore ..."
-    return re.compile(rf"^[ \t]*(?:[-*] )?{body}[ \t]*(?:\(|:|\u2014|\u2013|-[ \t])", re.I | re.M)
-
-
-def defines(name: str, text: str) -> float:
-    """How surely ``text`` holds the entry that defines ``name``: a line that starts with it
-    written as a signature, a term or an entry (1; its last dotted part so written, 0.8).
-
-    Where a table or a definition list documents many names under one heading, that line,
-    not the heading, says which passage is the name's own.
-    """
-    if not text:
-        return 0.0
-    if _definition_pattern(name).search(text):
-        return 1.0
-    tail = name.rsplit(".", 1)[1] if "." in name else ""
-    return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
-
-
-@functools.lru_cache(maxsize=8192)
-def page_subject(heading: str) -> str:
-    """What a heading path's page is about: "REINDEX" of "REINDEX › Description", "os" of
-    "os — Miscellaneous operating system interfaces › Files"."""
-    top = heading.split(SEPARATOR)[0].strip()
-    return _PAGE_SUBJECT.split(top, maxsplit=1)[0].strip()
-
-
-def subject_entry(sentence: str, before: str, heading: str) -> float:
-    """1 when ``sentence`` starts with the subject of ``heading`` (the one it sits under:
-    "REINDEX" of "REINDEX › Description") or is (or follows) the subject's entry line."""
-    subject = page_subject(heading)
-    if len(subject) < 2 or len(subject.split()) > 4:
-        return 0.0
-    if _subject_start(subject).match(sentence):
-        return 1.0
-    return max(defines(subject.lower(), sentence), defines(subject.lower(), before))
-
-
-@functools.lru_cache(maxsize=8192)
-def _subject_start(subject: str) -> re.Pattern[str]:
-    return re.compile(rf"\s*{re.escape(subject)}(?![\w])", re.I)
 
 
 def terms(text: str, common: frozenset[str] = frozenset()) -> list[str]:

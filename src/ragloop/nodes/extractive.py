@@ -21,7 +21,8 @@ from langchain_core.embeddings import Embeddings
 
 from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_model import AnswerModel
-from ragloop.nodes.evidence import defines, name_match, question_names, subject_entry
+from ragloop.nodes.entries import defines, subject_entry
+from ragloop.nodes.evidence import name_match, question_names
 from ragloop.nodes.sentences import (
     FEATURES,
     PROFILES,
@@ -51,7 +52,7 @@ class AnswerWeights:
     grade: float = 0.0  # the judge's 0/1/2 grade of the chunk
     evidence: float = 0.1  # the judge's evidence for the whole chunk
     heading_cosine: float = 0.1  # the heading's own cosine to the question (headings apart)
-    #: the sentence is, or follows, the line that defines the name (``evidence.defines``)
+    #: the sentence is, or follows, the line that defines the name (``entries.defines``)
     name_entry: float = 0.2
     spread_names: bool = True  # a name every read context gives counts less (name_weights)
     #: when the question names nothing: the sentence starts with its heading's subject, or is
@@ -73,7 +74,7 @@ def entry(
     names: list[str], sentence: str, before: str, weights: dict[str, float] | None = None
 ) -> float:
     """How surely ``sentence`` is a name's own entry: it starts with the name written as a
-    signature, term or entry line, or the line just before it does (``evidence.defines``)."""
+    signature, term or entry line, or the line just before it does (``entries.defines``)."""
     return max(
         (
             (weights or {}).get(n, 1.0) * max(defines(n, sentence), defines(n, before))
@@ -88,7 +89,7 @@ def name_weights(
 ) -> dict[str, float]:
     """How much each name tells the read contexts apart: 1 when at most half of them name it
     (in the heading path or the text), falling to 0 when all do. With ``defining``, only a
-    context holding the name's entry line counts (``evidence.defines``).
+    context holding the name's entry line counts (``entries.defines``).
 
     "How do I clear DK-04 on the Kestrel Dock?" names the dock on every page of its base, so
     only DK-04 marks where the answer is; "PostgreSQL" in a question on the PostgreSQL docs
@@ -128,7 +129,7 @@ def quotable_sentences(contexts: list[ContextItem]) -> list[tuple[str, int, str,
 
 def defines_subject(context: ContextItem) -> float:
     """1 when a quotable sentence of ``context`` starts with the subject of the section it
-    sits under, or is (or follows) that subject's entry line (``evidence.subject_entry``):
+    sits under, or is (or follows) that subject's entry line (``entries.subject_entry``):
     "REINDEX rebuilds an index ..." under "REINDEX › Description", "Reverse the order of
     the items in the array." under "array.array.reverse" after its signature "reverse()"."""
     return max(

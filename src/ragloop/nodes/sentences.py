@@ -50,7 +50,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragloop.documents.chunking import SEPARATOR
-from ragloop.nodes.evidence import defines, name_match, subject_entry
+from ragloop.nodes.entries import defines, subject_entry
+from ragloop.nodes.evidence import name_match
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences, token_recall
 

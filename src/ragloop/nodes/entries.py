@@ -1,0 +1,65 @@
+"""Entry lines: where a reference manual gives a name its own line (a signature
+"asind ( double precision )", a term "wal_buffers (integer): ...", an entry
+"pg_restore — restore ..."), and what a page is about ("REINDEX" of "REINDEX › Description").
+
+Where a table or a definition list documents many names under one heading, the entry line,
+not the heading, says which passage is the name's own (``evidence`` and the answer's
+``name_entry`` and ``subject_entry`` features read it).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ragloop.documents.chunking import SEPARATOR
+
+#: what follows a page's subject in its title: "select — Waiting for I/O completion"
+_PAGE_SUBJECT = re.compile(r"\s+[\u2014\u2013:-]\s")
+
+
+@functools.lru_cache(maxsize=65536)
+def _definition_pattern(name: str) -> re.Pattern[str]:
+    body = r"\s+".join(re.escape(p) for p in name.split())
+    # at a line's start (after a list bullet): a signature "asind ( double precision )",
+    # a term "wal_buffers (integer): ...", an entry "pg_restore — restore ..."
+    return re.compile(rf"^[ \t]*(?:[-*] )?{body}[ \t]*(?:\(|:|\u2014|\u2013|-[ \t])", re.I | re.M)
+
+
+def defines(name: str, text: str) -> float:
+    """How surely ``text`` holds the entry that defines ``name``: a line that starts with it
+    written as a signature, a term or an entry (1; its last dotted part so written, 0.8).
+
+    Where a table or a definition list documents many names under one heading, that line,
+    not the heading, says which passage is the name's own.
+    """
+    if not text:
+        return 0.0
+    if _definition_pattern(name).search(text):
+        return 1.0
+    tail = name.rsplit(".", 1)[1] if "." in name else ""
+    return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
+
+
+@functools.lru_cache(maxsize=8192)
+def page_subject(heading: str) -> str:
+    """What a heading path's page is about: "REINDEX" of "REINDEX › Description", "os" of
+    "os — Miscellaneous operating system interfaces › Files"."""
+    top = heading.split(SEPARATOR)[0].strip()
+    return _PAGE_SUBJECT.split(top, maxsplit=1)[0].strip()
+
+
+def subject_entry(sentence: str, before: str, heading: str) -> float:
+    """1 when ``sentence`` starts with the subject of ``heading`` (the one it sits under:
+    "REINDEX" of "REINDEX › Description") or is (or follows) the subject's entry line."""
+    subject = page_subject(heading)
+    if len(subject) < 2 or len(subject.split()) > 4:
+        return 0.0
+    if _subject_start(subject).match(sentence):
+        return 1.0
+    return max(defines(subject.lower(), sentence), defines(subject.lower(), before))
+
+
+@functools.lru_cache(maxsize=8192)
+def _subject_start(subject: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*{re.escape(subject)}(?![\w])", re.I)
