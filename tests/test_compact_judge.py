@@ -20,6 +20,7 @@ from ragloop.retrievers.registry import get_retriever
 from tests.fakes.chat import ScriptedChatModel
 from tests.fakes.embeddings import HashEmbeddings
 from tests.fakes.fixtures import fake_chat_model
+from tests.fakes.judge import compact_reply
 from tests.fakes.openai_server import FakeOpenAIServer
 
 LOCAL = PROFILES["local"]
@@ -108,9 +109,7 @@ def _never_enough(body: dict):
     if system.startswith(prompts.DRAFT.instruction.strip()):
         return {"answer": "I am not sure.", "noncommittal": True, "needs_retrieval": True}
     if system.startswith(prompts.prompts_for(None)["assess.compact"].instruction.strip()):
-        ids = re.findall(r'<context id="(c\d+)"', human)
-        claims = re.findall(r"^(k\d+): ", human, re.MULTILINE)
-        return {**dict.fromkeys(ids, 0), **dict.fromkeys(claims, False)}
+        return compact_reply(human, 0, False)
     if system.startswith(prompts.REWRITE.instruction.strip()):
         return {"query": "replacement card fee"}
     if system.startswith(prompts.ANSWER_SYSTEM):

@@ -14,6 +14,7 @@ from ragloop.nodes.offline import OfflineStrategies
 from ragloop.pipeline import Pipeline
 from ragloop.retrievers.registry import get_retriever
 from tests.fakes.fixtures import FAKE_KEY, fake_chat_model
+from tests.fakes.judge import compact_reply
 from tests.metrics_llm_fakes import well_formed
 
 QUESTION = "How much does a replacement library card cost?"
@@ -49,10 +50,7 @@ def respond(body: dict):
         n = len(context_ids(data))
         return assess_reply(data, [2] + [0] * (n - 1))
     if system.startswith(COMPACT_ASSESS.instruction.strip()):  # the local profile's judge
-        human = messages[-1]["content"]
-        ids = re.findall(r'<context id="(c\d+)"', human)
-        claims = re.findall(r"^(k\d+): ", human, re.MULTILINE)
-        return {**dict.fromkeys(ids, 2), **dict.fromkeys(claims, True)}
+        return compact_reply(messages[-1]["content"], 2, True)
     if system.startswith(prompts.REWRITE.instruction.strip()):
         return {"query": "replacement card fee"}
     if system.startswith(prompts.ANSWER_SYSTEM):
