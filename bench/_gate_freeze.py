@@ -6,7 +6,11 @@ the model: the intervals are the model shipped then, and the refit must not leav
 bad side (``ragloop.calibration.gate``). Named with ``_`` so ``make bench`` never rewrites the
 gate. Usage::
 
-    python bench/_gate_freeze.py [--rows bench/data/answer_rows.csv.gz]
+    python bench/_gate_freeze.py [--embeddings minilm|wordllama] [--rows PATH]
+
+Another embedding model's gate (its rows, its shipped fit) is frozen under
+``tests/fixtures/bench_gate.NAME``; a fit shipped for the first time is frozen right after it
+is fitted (there was no model before it).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from _labelled_rows import HERE, read_labelled
 
 from ragloop.calibration.gate import figures
 from ragloop.calibration.rows import write_rows
-from ragloop.nodes.answer_model import SHIPPED, load_model
+from ragloop.nodes.answer_model import SHIPPED, load_model, shipped_files
 from ragloop.safety import atomic_write_text
 
 OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
@@ -30,10 +34,30 @@ OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
 def main() -> int:
     args, rows, sha = read_labelled(OUT)
     frozen = rows
-    model = load_model()
+    name = SHIPPED
+    if args.embeddings != "minilm":
+        from calibrate import embeddings_model
+
+        fitted_on = embeddings_model(args.embeddings)
+        names = [n for n in shipped_files() if n != SHIPPED]
+        data = resources.files("ragloop.data")
+        name = next(
+            (
+                n
+                for n in names
+                if json.loads(data.joinpath(n).read_text(encoding="utf-8"))
+                .get("provenance", {})
+                .get("embeddings_model")
+                == fitted_on
+            ),
+            "",
+        )
+        model = load_model(embeddings_model=fitted_on) if name else None
+    else:
+        model = load_model()
     if model is None:
         raise SystemExit("no shipped answer model to freeze the gate with")
-    model_bytes = resources.files("ragloop.data").joinpath(SHIPPED).read_bytes()
+    model_bytes = resources.files("ragloop.data").joinpath(name).read_bytes()
     frozen_sha = write_rows(frozen, args.out / "rows.csv.gz")
     bounds = {
         "corpora": figures(frozen, model),
@@ -45,6 +69,8 @@ def main() -> int:
             else str(args.rows),
             "from_sha256": sha,
             "questions": frozen.questions,
+            "model": name,
+            "embeddings_model": model.provenance.get("embeddings_model"),
             "model_sha256": hashlib.sha256(model_bytes).hexdigest(),
             "features": list(frozen.features),
             "interval": "Wilson score 95% interval of each share (questions)",

@@ -20,7 +20,9 @@ read passages (with the judge's evidence), ``unjudged`` on hybrid's top k (witho
 level is the highest whose answerable not-found rate on the training questions is at most
 ``MAX_ANSWERABLE_NOT_FOUND``.
 Split: questions by a hash of (seed, question id), 30% held out; plus leave-one-corpus-out.
-Usage: ``python bench/calibrate.py [--rows bench/data/answer_rows.csv.gz] [--out PATH]``.
+Usage: ``python bench/calibrate.py [--embeddings minilm|wordllama] [--rows PATH] [--out PATH]``
+(with ``--embeddings wordllama``: ``bench/data/answer_rows.wordllama.csv.gz`` in,
+``src/ragloop/data/answer_model.wordllama.json`` out).
 """
 
 from __future__ import annotations
@@ -55,6 +57,19 @@ from ragloop.safety import atomic_write_text
 OUT = HERE.parent / "src" / "ragloop" / "data" / "answer_model.json"
 #: the embedding model the rows' cosines come from (the bench's default, MiniLM int8)
 EMBEDDINGS_MODEL = "sentence-transformers/all-MiniLM-L6-v2:onnx-int8-dynamic:8199be6f"
+
+
+def embeddings_model(spec: str) -> str:
+    """The id of the embedding model ``spec`` names (what an index records and the answer
+    model is matched by)."""
+    if spec == "minilm":
+        return EMBEDDINGS_MODEL
+    from ragloop.embeddings import model_id
+    from ragloop.providers import get_embeddings
+
+    return model_id(get_embeddings(spec))
+
+
 #: the passages the answer reads (the bench's k)
 READ = 5
 
@@ -246,7 +261,7 @@ def main() -> int:
             f" quotable sentences of answerable questions in the loop's first {READ} passages",
             "seed": SEED,
             # the cosines' scale is the embedding model's: the model serves that one only
-            "embeddings_model": EMBEDDINGS_MODEL,
+            "embeddings_model": embeddings_model(args.embeddings),
             "model": "logistic regression, L2 (C=1), standardised features, Newton (numpy)"
             if fitted
             else "hand-set AnswerWeights (the fit lost on corpora it never saw)",

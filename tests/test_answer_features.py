@@ -7,7 +7,9 @@ flawed lines never quoted, a bad model file refused), not today's weights.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -249,3 +251,27 @@ def test_the_shipped_model_serves_only_the_embedding_model_it_was_fitted_on() ->
     fitted_on = shipped.provenance["embeddings_model"]
     assert load_model(embeddings_model=fitted_on) == shipped
     assert load_model(embeddings_model="some-other-model") is None
+
+
+def test_each_shipped_fit_serves_its_own_embedding_model(tmp_path) -> None:
+    """``answer_model.<name>.json`` files serve the embedding model their provenance names;
+    the default fit still serves its own, and a model with no fit gets none."""
+    from ragloop.nodes.answer_model import SHIPPED, load_model, model_for_index, shipped_files
+
+    names = shipped_files()
+    assert names[0] == SHIPPED and len(names) >= 2
+    default = load_model()
+    assert default is not None
+    seen = {default.provenance["embeddings_model"]}
+    for name in names[1:]:
+        data = json.loads(resources.files("ragloop.data").joinpath(name).read_text())
+        fitted_on = data["provenance"]["embeddings_model"]
+        assert fitted_on not in seen, f"two shipped fits for {fitted_on}"
+        seen.add(fitted_on)
+        model = load_model(embeddings_model=fitted_on)
+        assert model is not None and model != default
+        assert model.provenance["embeddings_model"] == fitted_on
+        assert model.abstention(True) is not None and model.stop_level is not None
+        chosen, why = model_for_index(tmp_path, fitted_on)  # an index with no calibration
+        assert chosen == model and why.startswith("shipped fit")
+    assert model_for_index(tmp_path, "no-such-model")[0] is None

@@ -22,6 +22,8 @@ from ragloop.errors import ConfigError
 from ragloop.nodes.answer_model import load_model
 
 GATE = Path(__file__).parent / "fixtures" / "bench_gate"
+#: the gates of the other embedding models' shipped fits (``bench_gate.NAME``)
+OTHER_GATES = sorted(GATE.parent.glob("bench_gate.*"))
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +92,22 @@ def test_an_improvement_never_fails_the_gate(frozen):
                 (v - 0.2, v - 0.1) if side == "low" else (v + 0.1, v + 0.2)
             )
     assert check(rows, model, better) == []
+
+
+@pytest.mark.parametrize("gate", OTHER_GATES, ids=lambda p: p.name)
+def test_every_other_shipped_fit_stays_inside_its_own_gate(gate):
+    """Each embedding model's shipped fit is checked on its own frozen rows; flipping its
+    signs fails there, so the check can fail."""
+    bounds = json.loads((gate / "bounds.json").read_text())
+    rows, sha = read_rows(gate / "rows.csv.gz")
+    assert sha == bounds["provenance"]["rows_sha256"], "rows replaced without gate_freeze.py"
+    fitted_on = bounds["provenance"]["embeddings_model"]
+    model = load_model(embeddings_model=fitted_on)
+    assert model is not None and model.provenance["embeddings_model"] == fitted_on
+    assert model != load_model(), "another embedding model's gate checks the default fit"
+    assert check(rows, model, bounds) == []
+    broken = replace(model, coef={k: -v for k, v in model.coef.items()})
+    assert check(rows, broken, bounds)
 
 
 def test_the_gate_records_what_it_was_frozen_from():

@@ -27,8 +27,11 @@ from ragloop.errors import ConfigError
 from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES
 from ragloop.retrievers.index import KEPT_ACROSS_REBUILDS
 
-#: the shipped model (``bench/calibrate.py`` writes it)
+#: the shipped model (``bench/calibrate.py`` writes it), fitted on the default embeddings
 SHIPPED = "answer_model.json"
+#: shipped fits for other embedding models: ``answer_model.<name>.json`` (``bench/calibrate.py
+#: --embeddings NAME`` writes one); each serves the embedding model its provenance names
+SHIPPED_OTHERS = "answer_model.*.json"
 #: the model ``ragloop calibrate`` fitted on an index's own corpus, kept in the index folder
 INDEX_MODEL = KEPT_ACROSS_REBUILDS[0]
 
@@ -154,24 +157,48 @@ def from_dict(data: dict[str, Any]) -> AnswerModel:
 def load_model(
     path: str | Path | None = None, embeddings_model: str | None = None
 ) -> AnswerModel | None:
-    """The model in ``path``, else the shipped one; None when none is shipped, or when it was
-    fitted on another embedding model's cosines than ``embeddings_model`` (its scale differs:
-    the hand-set weights, which never say "not found", serve instead)."""
+    """The model in ``path``, else the shipped fit for ``embeddings_model`` (``SHIPPED`` when
+    none is named); None when none is shipped, or when the fit was made on another embedding
+    model's cosines than ``embeddings_model`` (their scale differs: the hand-set weights, which
+    never say "not found", serve instead)."""
     if path is None:
-        ref = resources.files("ragloop.data").joinpath(SHIPPED)
-        if not ref.is_file():
-            return None
-        text = ref.read_text(encoding="utf-8")
-    else:
-        text = Path(path).read_text(encoding="utf-8")
-    try:
-        model = from_dict(json.loads(text))
-    except ValueError as exc:
-        raise ConfigError(f"answer model {path or SHIPPED}: not JSON ({exc})") from exc
+        return _shipped(embeddings_model)
+    model = _read(Path(path).read_text(encoding="utf-8"), str(path))
     fitted_on = model.provenance.get("embeddings_model")
     if embeddings_model and fitted_on and fitted_on != embeddings_model:
         return None
     return model
+
+
+def shipped_files() -> list[str]:
+    """Names of the shipped fits: ``SHIPPED`` first, then the other embedding models' fits."""
+    data = resources.files("ragloop.data")
+    pattern = SHIPPED_OTHERS.split("*")
+    others = sorted(
+        ref.name
+        for ref in data.iterdir()
+        if ref.name.startswith(pattern[0]) and ref.name.endswith(pattern[1]) and ref.is_file()
+    )
+    main = [SHIPPED] if data.joinpath(SHIPPED).is_file() else []
+    return main + [n for n in others if n != SHIPPED]
+
+
+def _shipped(embeddings_model: str | None) -> AnswerModel | None:
+    """The shipped fit that serves ``embeddings_model`` (``SHIPPED`` when None)."""
+    data = resources.files("ragloop.data")
+    for name in shipped_files():
+        model = _read(data.joinpath(name).read_text(encoding="utf-8"), name)
+        fitted_on = model.provenance.get("embeddings_model")
+        if not embeddings_model or not fitted_on or fitted_on == embeddings_model:
+            return model
+    return None
+
+
+def _read(text: str, where: str) -> AnswerModel:
+    try:
+        return from_dict(json.loads(text))
+    except ValueError as exc:
+        raise ConfigError(f"answer model {where}: not JSON ({exc})") from exc
 
 
 def model_for_index(
