@@ -14,7 +14,7 @@ from ragloop.cli import app
 from ragloop.config import load_settings
 from ragloop.data import KB_DIR
 from ragloop.errors import ConfigError
-from ragloop.nodes.answer_model import INDEX_MODEL, from_dict, model_for_index
+from ragloop.nodes.answer_model import INDEX_MODEL, from_dict, load_model, model_for_index
 from ragloop.pipeline import build_pipeline
 from ragloop.retrievers.index import read_manifest
 
@@ -49,7 +49,7 @@ def test_dry_run_says_what_it_would_do(calibrated):
         str(idx / "answer_model.candidate.json"),
         str(idx / "calibration_rows.csv.gz"),
     ]
-    assert dry["answer_model_in_use"].startswith("hand-set")  # no fit serves WordLlama
+    assert dry["answer_model_in_use"].startswith("shipped fit")  # answer_model.wordllama.json
 
 
 def test_the_model_file_records_its_provenance(calibrated):
@@ -64,7 +64,8 @@ def test_the_model_file_records_its_provenance(calibrated):
     assert p["rows"] == report["rows"] > 0 and p["questions"] == report["questions_with_rows"]
     assert p["train_rows"] > 0 and p["held_out_rows"] > 0
     held = p["held_out"]["best_sentence_holds_gold"]
-    assert set(held) == {"model", "hand-set"} and all(0 <= v <= 1 for v in held.values())
+    # scored against the shipped fit for these embeddings (WordLlama's)
+    assert set(held) == {"model", "shipped"} and all(0 <= v <= 1 for v in held.values())
     assert p["testset"]["kinds"]["unanswerable"] > 0
     assert 0 < model.floor_share <= 1 and 0 <= model.not_found_below < 0.3
 
@@ -93,7 +94,7 @@ def test_without_use_the_fit_is_a_candidate_the_answer_does_not_read(calibrated,
     assert from_dict(json.loads((other / "answer_model.candidate.json").read_text()))
     assert not (other / INDEX_MODEL).exists()
     settings = load_settings(index_dir=other, embeddings="wordllama", web="off")
-    assert build_pipeline(settings, env={}).sources["answer model"].startswith("hand-set")
+    assert build_pipeline(settings, env={}).sources["answer model"].startswith("shipped fit")
 
 
 def test_a_rebuild_with_the_same_embeddings_keeps_it_and_the_report_says_so(calibrated):
@@ -114,7 +115,8 @@ def test_a_calibration_for_other_embeddings_is_not_used(calibrated, tmp_path):
     data["provenance"]["embeddings_model"] = "someone-else:768"
     (other / INDEX_MODEL).write_text(json.dumps(data))
     model, why = model_for_index(other, read_manifest(idx)["embeddings_model"])
-    assert model is None and "fitted with embeddings someone-else:768" in why
+    assert model == load_model(embeddings_model=read_manifest(idx)["embeddings_model"])
+    assert why.startswith("shipped fit") and "fitted with embeddings someone-else:768" in why
 
 
 @pytest.mark.parametrize(

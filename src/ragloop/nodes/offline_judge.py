@@ -7,18 +7,28 @@ then, when the question names something, blended with how surely the heading (or
 names it. One of the corpus's own words ("PostgreSQL" on its docs: in over a tenth of its
 chunks, ``evidence.common_words``) counts as neither a name nor a term. Grades: 2 at
 ``grade2`` and above, 1 at ``grade1``; service-mode recall is the best
-evidence in hand, so it is graded, never 0/1. The numbers are calibrated by
-``bench/loop_realcorpus.py`` (it prints the calibration) and kept here per embedding model.
+evidence in hand, so it is graded, never 0/1.
+
+The numbers are per embedding model. What is used comes from ``judge_calibration.json``
+(``bench/judge_fit.py``: a search over the weights on the committed labelled chunk rows,
+used only when it also wins on the corpus left out, and the drop level ``grade1`` fitted as
+the highest that drops at most 2% of the gold chunks); ``CALIBRATIONS`` below are the weights
+that fit is measured against, used when the file has no entry. ``grade2``, the "sufficient"
+level, comes from the answer model's fit (``answer_model.stop_level``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import functools
+import json
+from dataclasses import dataclass, fields, replace
+from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from ragloop.config import Settings
+from ragloop.errors import ConfigError
 from ragloop.nodes.evidence import Lexical, lexical, question_names, split_heading
 
 
@@ -41,7 +51,8 @@ class JudgeCalibration:
         return replace(self, **values)
 
 
-#: per embedding model; cosines of unrelated text sit higher for some models than others
+#: the weights ``bench/judge_fit.py`` measures its fit against (and keeps when the fit loses
+#: on corpora it never saw); cosines of unrelated text sit higher for some models than others
 CALIBRATIONS: dict[str, JudgeCalibration] = {
     # WordLlama's cosines are coarse: a first retrieval stops "sufficient" only on near-certain
     # evidence (grade2), else the loop looks further; chosen on bench/loop_realcorpus.py
@@ -75,12 +86,60 @@ def recall_of(cal: JudgeCalibration, evidence: float) -> float:
     return RECALL_AT_GRADE2 + (1 - RECALL_AT_GRADE2) * (min(evidence, 1.0) - s) / (1 - s)
 
 
+#: the fitted weights per embedding model (``bench/judge_fit.py`` writes them)
+CALIBRATION_FILE = "judge_calibration.json"
+
+
+@functools.cache
+def fitted_calibrations() -> dict[str, JudgeCalibration]:
+    """The shipped fitted weights by embedding spec name (``CALIBRATION_FILE``); empty when
+    no file ships."""
+    ref = resources.files("ragloop.data").joinpath(CALIBRATION_FILE)
+    if not ref.is_file():
+        return {}
+    try:
+        data = json.loads(ref.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ConfigError(f"{CALIBRATION_FILE}: not JSON ({exc})") from exc
+    return checked_calibrations(data)
+
+
+def checked_calibrations(data: Any) -> dict[str, JudgeCalibration]:
+    """Calibrations from a ``CALIBRATION_FILE``'s contents, checked: each entry's weights are
+    numbers in [0, 1] (a cosine bound in [-1, 1], ``cos_low`` below ``cos_high``); the
+    ``provenance`` and unknown keys are not read, and ``grade2`` comes from the answer model."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{CALIBRATION_FILE}: expected an object of embedding names")
+    names = {f.name for f in fields(JudgeCalibration)} - {"grade2"}
+    out = {}
+    for spec, entry in data.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{CALIBRATION_FILE}: {spec}: expected an object of weights")
+        values = {k: v for k, v in entry.items() if k in names}
+        bad = [
+            k
+            for k, v in values.items()
+            if isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not (-1.0 if k.startswith("cos_") else 0.0) <= v <= 1.0
+        ]
+        if bad:
+            raise ConfigError(f"{CALIBRATION_FILE}: {spec}: bad value for {', '.join(bad)}")
+        cal = replace(CALIBRATIONS.get(spec, JudgeCalibration()), **values)
+        if cal.cos_low >= cal.cos_high:
+            raise ConfigError(f"{CALIBRATION_FILE}: {spec}: cos_low must be below cos_high")
+        out[str(spec)] = cal
+    return out
+
+
 def calibration_for(spec: str | None) -> JudgeCalibration:
-    """The calibration of an embedding spec ("minilm", "wordllama", "openai:..."), or defaults."""
+    """The calibration of an embedding spec ("minilm", "wordllama", "openai:..."): the fitted
+    weights shipped for it, else its hand-set ones, else the defaults."""
     if spec:
-        for name, cal in CALIBRATIONS.items():
+        fitted = fitted_calibrations()
+        for name in (*fitted, *CALIBRATIONS):
             if spec == name or spec.startswith(name + ":"):
-                return cal
+                return fitted.get(name) or CALIBRATIONS[name]
     return JudgeCalibration()
 
 
