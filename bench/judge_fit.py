@@ -1,4 +1,4 @@
-"""Fit the offline judge's evidence weights on labelled chunk rows (``judge_rows.py``).
+"""Fit the offline judge's evidence weights on labelled chunk rows (``_judge_rows.py``).
 
 The judge's evidence (``ragloop.nodes.offline_judge.score``) is a weighted blend of the
 question-chunk cosine (mapped to 0..1 between ``cos_low`` and ``cos_high``), the best

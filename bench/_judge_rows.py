@@ -8,7 +8,7 @@ term coverage, and per name the question gives, how surely the heading and the t
 and whether the chunk holds the question's gold passage. ``bench/judge_fit.py`` fits the
 judge's weights on them. Usage::
 
-    python bench/judge_rows.py [--embeddings minilm|wordllama] [--out PATH]
+    python bench/_judge_rows.py [--embeddings minilm|wordllama] [--out PATH]
 
 Default output: ``bench/data/judge_rows.csv.gz`` (``judge_rows.NAME.csv.gz`` for another
 embedding model). Needs the Debian doc packages (installed with apt-get when run as root).
