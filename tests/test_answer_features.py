@@ -29,6 +29,7 @@ from ragloop.nodes.sentences import (
     QUESTION_FEATURES,
     choose_profile,
     is_code,
+    is_question,
     is_toc,
     key,
     question_features,
@@ -122,6 +123,18 @@ def test_toc_lines_code_blocks_and_boilerplate_are_never_quoted() -> None:
     assert ". . . ." not in found.text and boiler not in found.text
     assert "returns the absolute value" in found.text
     assert found.text.startswith("`abs(X)`: ")  # the signature shown with its description
+
+
+def test_a_question_in_the_passages_is_never_the_answer() -> None:
+    contexts = [
+        ctx(1, "Care Plus", "Would I pay for Care Plus again with my own money?"),
+        ctx(2, "Payment", "Care Plus is paid monthly by card or by bank transfer."),
+    ]
+    strategies = OfflineStrategies(HashEmbeddings(dim=64))
+    found = asyncio.run(strategies.extract("Would I pay for Care Plus again?", contexts))
+    assert "Would I pay" not in found.text and "paid monthly" in found.text
+    assert is_question("Does it work?") and is_question("Really?  ")
+    assert not is_question('He asked "why?"') and not is_question("Use ? as a wildcard.")
 
 
 def test_line_kinds() -> None:

@@ -22,7 +22,9 @@ boilerplate         a sentence found on a fifth of the corpus's pages or more
 ==================  ===========================================================================
 
 ``code``, ``toc`` and ``boilerplate`` sentences are never quoted (``flawed``); they stay
-features so a fitted model can also learn what their neighbours are worth. The genre features
+features so a fitted model can also learn what their neighbours are worth. Nor is a question
+(a sentence ending in "?": a FAQ's or a blog's own question states no answer, and it is the
+sentence most likely to echo the user's). The genre features
 are on in the ``reference`` profile only (``PROFILES``), chosen at index time
 (``profiles.choose_profile``).
 
@@ -228,8 +230,19 @@ def quotable(contexts: list[ContextItem]) -> list[Quotable]:
 
 
 def flawed(q: Quotable, boilerplate: frozenset[str]) -> bool:
-    """Never quoted: a bare code block or signature, a TOC line, or boilerplate."""
-    return is_code(q.sentence) or is_toc(q.sentence) or key(q.sentence) in boilerplate
+    """Never quoted: a bare code block or signature, a TOC line, boilerplate, or a question."""
+    return (
+        is_code(q.sentence)
+        or is_toc(q.sentence)
+        or key(q.sentence) in boilerplate
+        or is_question(q.sentence)
+    )
+
+
+def is_question(sentence: str) -> bool:
+    """A sentence that asks rather than states: it ends with a question mark (one that quotes
+    a question, 'He asked "why?"', states)."""
+    return sentence.rstrip().endswith("?")
 
 
 def lexical_features(
