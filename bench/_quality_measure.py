@@ -41,6 +41,9 @@ except ImportError:  # measuring an older checkout
 
 SINGLES = ("dense", "sparse", "hybrid")
 _QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
+#: a citation the answer added: "[n]" at the end or before the next sentence, not a document's
+#: own footnote mark inside a sentence ("... JavaScript [1] ).")
+_CITED = re.compile(r"(.+?) \[(\d+)\](?= (?![)\].,;:])|$)", re.DOTALL)
 _FENCED = re.compile(r"```.*?```", re.DOTALL)
 _LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
 _PROSE_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w\-(/]|\.\w)")
@@ -84,7 +87,7 @@ _FUNCTION_WORDS = frozenset(
 def quoted(answer: str) -> list[str]:
     """The sentences an extractive answer quotes (code it attached after "...:" left out)."""
     text = _FENCED.sub(lambda m: "" if m.start() > 0 else m.group(0), answer)
-    return [m.group(1).strip() for m in _QUOTED.finditer(text)]
+    return [m.group(1).strip() for m in _CITED.finditer(text)]
 
 
 def is_toc(sentence: str) -> bool:
