@@ -22,19 +22,16 @@ from ragloop.graph.result import RunResult
 from ragloop.nodes.answer import NOT_ANSWERED, answer_step
 from ragloop.nodes.answer_model import Abstention, AnswerModel, from_dict
 from ragloop.nodes.extractive import sentence_table
-from ragloop.nodes.offline import OfflineStrategies
-from ragloop.nodes.sentences import (
-    FEATURES,
-    GENRE,
-    QUESTION_FEATURES,
+from ragloop.nodes.lines import (
     choose_profile,
     is_code,
     is_question,
     is_toc,
     key,
-    question_features,
     repeated_sentences,
 )
+from ragloop.nodes.offline import OfflineStrategies
+from ragloop.nodes.sentences import FEATURES, GENRE, QUESTION_FEATURES, question_features
 from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
 

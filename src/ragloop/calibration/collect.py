@@ -15,8 +15,9 @@ from typing import Any, cast
 from ragloop.calibration.rows import META, SentenceRows
 from ragloop.errors import ConfigError
 from ragloop.nodes.extractive import sentence_table
+from ragloop.nodes.lines import key
 from ragloop.nodes.offline import OfflineStrategies
-from ragloop.nodes.sentences import FEATURES, flawed, key
+from ragloop.nodes.sentences import FEATURES, flawed
 from ragloop.pipeline import Pipeline
 from ragloop.state import ContextItem
 

@@ -41,7 +41,7 @@ def index(
     from ragloop.embeddings import EmbedPlan, VectorCache, model_id
     from ragloop.errors import ConfigError
     from ragloop.nodes.answer_model import model_for_index
-    from ragloop.nodes.sentences import choose_profile
+    from ragloop.nodes.lines import choose_profile
     from ragloop.providers import get_embeddings
     from ragloop.retrievers.index import build_index, check_replace
     from ragloop.safety.paths import check_output

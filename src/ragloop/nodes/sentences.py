@@ -26,7 +26,7 @@ features so a fitted model can also learn what their neighbours are worth. Nor i
 (a sentence ending in "?": a FAQ's or a blog's own question states no answer, and it is the
 sentence most likely to echo the user's). The genre features
 are on in the ``reference`` profile only (``PROFILES``), chosen at index time
-(``profiles.choose_profile``).
+(``lines.choose_profile``).
 
 Whether the read passages answer at all is a question-level decision, read from what the
 sentence scores and the judge say about the question as a whole (``QUESTION_FEATURES``, each in
@@ -44,16 +44,14 @@ evidence_max        the judge's best evidence among the read passages (0 when it
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ragloop.documents.chunking import SEPARATOR
 from ragloop.nodes.entries import defines, subject_entry
 from ragloop.nodes.evidence import name_match
+from ragloop.nodes.lines import is_code, is_question, is_toc, key
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences, token_recall
 
@@ -80,126 +78,6 @@ PROFILES: dict[str, frozenset[str]] = {
     "guide": frozenset(FEATURES) - GENRE,
     "generic": frozenset(FEATURES) - GENRE,
 }
-_LEADERS = re.compile(r"(?:\.\s?){5,}|(?:…\s?){3,}|(?:\. ){3,}\s*\d")
-#: a plain lower-case word: not part of a dotted, hyphenated or snake name, not called
-_WORD = re.compile(r"(?<![\w.\-/$])[a-z]+(?![\w\-(/]|\.\w)")
-#: words that only prose has ("remove a procedure", "Return the arctangent of X")
-_SYMBOL = re.compile(r"[^\w\s.,;:'\u2014\u2013-]")
-#: a plain word in lower or title case ("The"; not "BY" of "ORDER BY")
-_ANY_WORD = re.compile(r"(?<![\w.\-/$])[A-Za-z][a-z]*(?![\w\-(/]|\.\w)")
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "is",
-        "are",
-        "be",
-        "by",
-        "for",
-        "from",
-        "with",
-        "and",
-        "or",
-        "if",
-        "when",
-        "that",
-        "this",
-        "it",
-        "as",
-        "on",
-        "at",
-        "not",
-        "no",
-        "its",
-        "their",
-        "which",
-        "into",
-        "than",
-    ]
-)
-_KEY = re.compile(r"\W+")
-
-
-def is_toc(sentence: str) -> bool:
-    """An index or table-of-contents line: dot leaders ("9 asn1_der_coding . . . . 12")."""
-    return bool(_LEADERS.search(sentence))
-
-
-def is_code(sentence: str) -> bool:
-    """A fenced code block, or a line that is not prose: fewer than three plain lower-case
-    words, or none of them a function word ("os.setresgid(rgid, egid, sgid)", "cd [-L]
-    [directory]"). An entry line's description counts ("DROP PROCEDURE — remove a procedure")."""
-    if sentence.lstrip().startswith("```"):
-        return True
-    body = re.split(r"\s[\u2014\u2013]\s", sentence, maxsplit=1)[-1]
-    if len(_SYMBOL.findall(body)) > 0.2 * len(body.replace(" ", "")):
-        return True  # an example or a signature: '{"a": [0,1,2]}' -> ...
-    words = _WORD.findall(body)
-    # "The P-40 pump moves 40 litres per minute.": a capitalised function word counts too
-    return len(words) < 3 or not any(w.lower() in _FUNCTION_WORDS for w in _ANY_WORD.findall(body))
-
-
-def key(sentence: str) -> str:
-    """A sentence's comparison key: letters and digits only, casefolded."""
-    return _KEY.sub("", sentence).casefold()
-
-
-def repeated_sentences(
-    units: Iterable[tuple[str, str]], share: float = 0.2, least: int = 3
-) -> frozenset[str]:
-    """Keys of sentences found in at least ``share`` of the units (and ``least`` of them).
-
-    ``units`` are (unit, text) pairs: a page's source, or a top-level section when the corpus
-    is one page, with a chunk's text. "Part of the ... suite", a navigation line every page
-    repeats, is found this way; a sentence of three words or fewer is never counted.
-    """
-    where: dict[str, set[str]] = defaultdict(set)
-    seen: set[str] = set()
-    for unit, text in units:
-        seen.add(unit)
-        for s in split_sentences(text):
-            if len(s.split()) > 3 and not s.startswith(("```", "#")):
-                where[key(s)].add(unit)
-    need = max(least, share * len(seen))
-    return frozenset(k for k, us in where.items() if len(us) >= need)
-
-
-#: a line that opens a reference entry: a signature "abs(X)", a term "wal_buffers (integer):",
-#: an entry "ALTER VIEW — change ...", a fenced signature line
-_ENTRY_LINE = re.compile(
-    r"^[ \t]*(?:[\w.$:-]+[ \t]*\([^)\n]{0,80}\)|[A-Z][A-Z_ ]{2,40}[ \t]+[\u2014\u2013-][ \t]|"
-    r"[\w.-]+ \(\w[\w ]*\):)",
-    re.M,
-)
-#: a corpus whose chunks hold entry lines at least this often is a reference manual
-REFERENCE_SHARE = 0.1
-
-
-def choose_profile(texts: list[str]) -> tuple[str, str]:
-    """(profile, why) for a corpus from its chunk texts: ``reference`` when a tenth or more of
-    its chunks hold an entry line (a signature, a term, "NAME — what it does"), ``guide``
-    for other corpora of 50 chunks or more, ``generic`` for small ones."""
-    if not texts:
-        return "generic", "no chunks"
-    share = sum(bool(_ENTRY_LINE.search(t)) for t in texts) / len(texts)
-    why = f"entry lines in {share:.0%} of {len(texts)} chunks"
-    if share >= REFERENCE_SHARE:
-        return "reference", why
-    return ("guide" if len(texts) >= 50 else "generic"), why
-
-
-def corpus_boilerplate(chunks: list[tuple[str, str, str]]) -> frozenset[str]:
-    """``repeated_sentences`` of a corpus's (source, title, text) chunks: by page, or by
-    top-level section when the corpus has fewer than 20 pages (one long manual)."""
-    sources = {src for src, _, _ in chunks}
-    by_page = len(sources) >= 20
-    return repeated_sentences(
-        (src if by_page else title.split(SEPARATOR)[0].strip(), text) for src, title, text in chunks
-    )
 
 
 @dataclass(frozen=True)
@@ -237,12 +115,6 @@ def flawed(q: Quotable, boilerplate: frozenset[str]) -> bool:
         or key(q.sentence) in boilerplate
         or is_question(q.sentence)
     )
-
-
-def is_question(sentence: str) -> bool:
-    """A sentence that asks rather than states: it ends with a question mark (one that quotes
-    a question, 'He asked "why?"', states)."""
-    return sentence.rstrip().endswith("?")
 
 
 def lexical_features(
