@@ -22,10 +22,11 @@ import time
 from importlib import resources
 
 from _labelled_rows import HERE, read_labelled
+from calibrate import embeddings_model
 
 from ragloop.calibration.gate import figures
 from ragloop.calibration.rows import write_rows
-from ragloop.nodes.answer_model import SHIPPED, load_model, shipped_files
+from ragloop.nodes.answer_model import shipped_fit
 from ragloop.safety import atomic_write_text
 
 OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
@@ -34,29 +35,10 @@ OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
 def main() -> int:
     args, rows, sha = read_labelled(OUT)
     frozen = rows
-    name = SHIPPED
-    if args.embeddings != "minilm":
-        from calibrate import embeddings_model
-
-        fitted_on = embeddings_model(args.embeddings)
-        names = [n for n in shipped_files() if n != SHIPPED]
-        data = resources.files("ragloop.data")
-        name = next(
-            (
-                n
-                for n in names
-                if json.loads(data.joinpath(n).read_text(encoding="utf-8"))
-                .get("provenance", {})
-                .get("embeddings_model")
-                == fitted_on
-            ),
-            "",
-        )
-        model = load_model(embeddings_model=fitted_on) if name else None
-    else:
-        model = load_model()
-    if model is None:
+    found = shipped_fit(embeddings_model(args.embeddings))
+    if found is None:
         raise SystemExit("no shipped answer model to freeze the gate with")
+    name, model = found
     model_bytes = resources.files("ragloop.data").joinpath(name).read_bytes()
     frozen_sha = write_rows(frozen, args.out / "rows.csv.gz")
     bounds = {

@@ -14,6 +14,7 @@ Nothing read from the file runs code: it is numbers and names, checked on load.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 from dataclasses import dataclass, field
@@ -173,25 +174,30 @@ def load_model(
 def shipped_files() -> list[str]:
     """Names of the shipped fits: ``SHIPPED`` first, then the other embedding models' fits."""
     data = resources.files("ragloop.data")
-    pattern = SHIPPED_OTHERS.split("*")
     others = sorted(
         ref.name
         for ref in data.iterdir()
-        if ref.name.startswith(pattern[0]) and ref.name.endswith(pattern[1]) and ref.is_file()
+        if fnmatch.fnmatch(ref.name, SHIPPED_OTHERS) and ref.is_file()
     )
     main = [SHIPPED] if data.joinpath(SHIPPED).is_file() else []
     return main + [n for n in others if n != SHIPPED]
 
 
-def _shipped(embeddings_model: str | None) -> AnswerModel | None:
-    """The shipped fit that serves ``embeddings_model`` (``SHIPPED`` when None)."""
+def shipped_fit(embeddings_model: str | None) -> tuple[str, AnswerModel] | None:
+    """(file name, model) of the shipped fit that serves ``embeddings_model`` (``SHIPPED``
+    when None), or None when no shipped fit does."""
     data = resources.files("ragloop.data")
     for name in shipped_files():
         model = _read(data.joinpath(name).read_text(encoding="utf-8"), name)
         fitted_on = model.provenance.get("embeddings_model")
         if not embeddings_model or not fitted_on or fitted_on == embeddings_model:
-            return model
+            return name, model
     return None
+
+
+def _shipped(embeddings_model: str | None) -> AnswerModel | None:
+    found = shipped_fit(embeddings_model)
+    return found[1] if found else None
 
 
 def _read(text: str, where: str) -> AnswerModel:

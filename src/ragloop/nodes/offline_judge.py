@@ -11,9 +11,9 @@ evidence in hand, so it is graded, never 0/1.
 
 The numbers are per embedding model. What is used comes from ``judge_calibration.json``
 (``bench/judge_fit.py``: a search over the weights on the committed labelled chunk rows,
-used only when it also wins on the corpus left out, and the drop level ``grade1`` fitted as
-the highest that drops at most 2% of the gold chunks); ``CALIBRATIONS`` below are the weights
-that fit is measured against, used when the file has no entry. ``grade2``, the "sufficient"
+used only when it also wins on the corpus left out; the drop level ``grade1`` stays the one
+below); ``CALIBRATIONS`` below are the weights that fit is measured against, used when the
+file has no entry. ``grade2``, the "sufficient"
 level, comes from the answer model's fit (``answer_model.stop_level``).
 """
 
