@@ -76,8 +76,6 @@ class Table:
         self.label = np.zeros(shape, bool)
         self.cos, self.sentence, self.heading = (np.zeros(shape) for _ in range(3))
         self.has_names = np.zeros(shape, bool)
-        self.heads: list[list[list[float]]] = []
-        self.texts: list[list[list[float]]] = []
         for i, g in enumerate(groups):
             for j, r in enumerate(g):
                 self.valid[i, j] = True
@@ -87,7 +85,8 @@ class Table:
                 self.heading[i, j] = float(r["heading"])
                 self.has_names[i, j] = int(r["names"]) > 0 and bool(r["names_heading"])
         self.groups, self.shape = groups, shape
-        self.name_part = {nit: self._names(groups, shape, nit) for nit in GRID["name_in_text"]}
+        #: the names' part of the evidence for each ``name_in_text`` asked for
+        self.name_part: dict[float, np.ndarray] = {}
 
     @staticmethod
     def _names(groups: list[list[dict[str, str]]], shape: tuple[int, int], nit: float):
