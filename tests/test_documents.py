@@ -200,6 +200,36 @@ def test_long_code_is_cut_at_line_ends():
     assert "\n".join(pieces).split("\n") == lines
 
 
+def test_permalink_marks_are_not_text():
+    # texinfo puts a "¶" link after every term and heading; answers quoted "POSIX ¶: A family"
+    html = (
+        "<html><body><main><h2>2 Definitions<a class='copiable-anchor' href='#Def'> &para;</a>"
+        "</h2><dl><dt id='index-POSIX'><span><code>POSIX</code><a href='#index-POSIX' "
+        "class='copiable-anchor'> &para;</a></span></dt><dd><p>A family of open system "
+        "standards based on Unix.</p></dd></dl><p>See <a href='#x'>the list</a> and "
+        "<a href='#y'>#</a> more.</p></main></body></html>"
+    )
+    doc = parse_text(html, "defs.html")
+    text = "\n".join(s.text for s in doc.sections)
+    assert "\u00b6" not in text and "\u00b6" not in doc.sections[-1].heading_path[-1]
+    assert "POSIX: A family of open system standards based on Unix." in text
+    assert "See the list and more." in text  # a link with words stays
+
+
+def test_a_paragraph_longer_than_a_chunk_is_cut_between_sentences():
+    # one paragraph of 30 sentences of 8-9 words: cut at any space, a chunk ended mid-sentence
+    # and the answer quoted that fragment ("it must be manually reset between multiple calls")
+    sentences = [f"Sentence number {n} tells the reader one more small fact." for n in range(30)]
+    doc = parse_text("# T\n\n" + " ".join(sentences) + "\n", "t.md")
+    chunks = chunk_document(doc, "t.md", chunk_size=300, chunk_overlap=60)
+    assert len(chunks) > 3
+    for chunk in chunks:
+        body = chunk.page_content.split("\n\n", 1)[1]
+        assert body.startswith("Sentence number ") and body.endswith("small fact."), body
+    told = " ".join(c.page_content.split("\n\n", 1)[1] for c in chunks)
+    assert all(s in told for s in sentences)  # nothing lost, overlap aside
+
+
 RAW_MARKUP = (":func:", ":class:", ":meth:", ":ref:", ".. ", "====", "----", "<div", "**", "`")
 ERROR_TEXT = ("System Message", "Unknown interpreted text role", "Unknown directive", "ERROR/")
 

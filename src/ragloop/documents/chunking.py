@@ -8,6 +8,10 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from ragloop.documents.model import Block, ParsedDocument, Section, render_block
 
 SEPARATOR = " › "
+#: where a paragraph longer than a chunk may be cut, best first: between paragraphs, lines,
+#: then sentences (the end mark stays with its sentence), and only then between words; cutting
+#: at any space left a chunk ending mid-sentence, and that fragment was quoted as an answer
+TEXT_SEPARATORS = ("\n\n", "\n", ". ", "! ", "? ", "; ", " ", "")
 # a section whose text is under this share of a chunk may share one with short neighbours;
 # longer ones keep a chunk and a title of their own (chosen on the demo set's passage hit)
 PACK_BELOW = 0.4
@@ -67,7 +71,13 @@ def section_chunks(section: Section, size: int, overlap: int) -> list[list[Block
     chunk is never cut: the chunk ends before it instead, so "wal_buffers (integer)" is not
     the last line of one chunk while what it is lies in the next.
     """
-    splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=size,
+        chunk_overlap=overlap,
+        separators=list(TEXT_SEPARATORS),
+        keep_separator="end",
+        strip_whitespace=True,
+    )
     chunks: list[list[Block]] = []
     current: list[Block] = []
     length = 0
