@@ -40,8 +40,23 @@ _BLOCKS = words(
 )
 
 
+#: what a permalink next to a heading or a term shows (texinfo's "¶", a "#", a link glyph)
+_PERMALINK_MARKS = frozenset({"", "\u00b6", "\u00a7", "#", "\U0001f517", "\u200b"})
+
+
+def _is_permalink(el: etree._Element) -> bool:
+    """A link to an anchor of its own page that shows only a mark: texinfo's
+    ``<a class="copiable-anchor" href="#index-POSIX"> &para;</a>``, a heading's "#"."""
+    return (
+        el.tag == "a"
+        and (el.get("href") or "").startswith("#")
+        and len(el) == 0
+        and (el.text or "").strip() in _PERMALINK_MARKS
+    )
+
+
 def _is_navigation(el: etree._Element) -> bool:
-    if el.tag in _DROP_TAGS:
+    if el.tag in _DROP_TAGS or _is_permalink(el):
         return True
     classes = set((el.get("class") or "").split())
     if el.tag == "a" and classes == {"header"}:  # mdBook wraps each heading's text in one
