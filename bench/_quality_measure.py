@@ -91,7 +91,17 @@ def quoted(answer: str) -> list[str]:
 
 
 def is_toc(sentence: str) -> bool:
-    return bool(_LEADERS.search(sentence))
+    """Dot leaders, or a block that is an index or a table: of its two or more lines, more
+    than half are cells split by " | " or a lone word (an index's letter), or a row of single
+    characters (an index's "Jump to: A B C ...")."""
+    if _LEADERS.search(sentence):
+        return True
+    rows = [r.strip() for r in sentence.split("\n") if r.strip()]
+    cells = [r for r in rows if " | " in r or r.startswith("|") or " " not in r]
+    letters = re.findall(r"(?<!\S)\S(?!\S)", sentence)
+    return (len(rows) > 1 and 2 * len(cells) > len(rows)) or (
+        len(letters) >= 8 and 2 * len(letters) >= len(sentence.split())
+    )
 
 
 def is_bare_code(sentence: str) -> bool:

@@ -1,9 +1,10 @@
 """What kind of line a sentence is, and what a corpus says on every page.
 
-A sentence an answer must never quote is a code block or signature (``is_code``), an index or
-contents line (``is_toc``), a question (``is_question``), or boilerplate: a sentence a fifth
-of the corpus's pages repeat (``repeated_sentences``, ``corpus_boilerplate``; compared by
-``key``). ``choose_profile`` reads a corpus's genre from how often its chunks hold entry lines.
+A sentence an answer must never quote is a code block or signature (``is_code``), an
+index, contents or table block (``is_toc``), a question (``is_question``), or boilerplate: a
+sentence a fifth of the corpus's pages repeat (``repeated_sentences``,
+``corpus_boilerplate``; compared by ``key``). ``choose_profile`` reads a corpus's genre
+from how often its chunks hold entry lines.
 """
 
 from __future__ import annotations
@@ -60,8 +61,19 @@ _KEY = re.compile(r"\W+")
 
 
 def is_toc(sentence: str) -> bool:
-    """An index or table-of-contents line: dot leaders ("9 asn1_der_coding . . . . 12")."""
-    return bool(_LEADERS.search(sentence))
+    """An index, contents or table block, not a sentence: dot leaders ("9 asn1_der_coding .
+    . . . 12"), a run of lines most of which are table cells or index entries ("set: | The
+    Set Builtin", "S", "From | To | Use"), or a line of letters to jump to ("Jump to: | A B C
+    D ...")."""
+    if _LEADERS.search(sentence):
+        return True
+    lines = [line.strip() for line in sentence.splitlines() if line.strip()]
+    if len(lines) >= 2:
+        rows = [" | " in ln or ln.startswith("|") or len(ln.split()) == 1 for ln in lines]
+        if sum(rows) >= 0.6 * len(lines):
+            return True
+    tokens = sentence.split()
+    return len(tokens) >= 8 and sum(len(t) == 1 for t in tokens) >= 0.6 * len(tokens)
 
 
 def is_code(sentence: str) -> bool:

@@ -17,7 +17,8 @@ subject_entry       the question names nothing and the sentence starts with its 
 evidence            the judge's evidence for the whole chunk (0 when it gave none)
 first               1 for the first sentence of its section in the chunk, 1/2 the next, ...
 code                a code block or a line with fewer than three lower-case words (a signature)
-toc                 an index or table-of-contents line (dot leaders)
+toc                 an index, contents or table block (dot leaders, rows of cells, a row of
+                    letters to jump to: ``lines.is_toc``)
 boilerplate         a sentence found on a fifth of the corpus's pages or more
 ==================  ===========================================================================
 
