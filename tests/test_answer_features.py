@@ -140,6 +140,38 @@ def test_line_kinds() -> None:
     assert not is_code("DROP PROCEDURE — remove a procedure")
 
 
+def test_an_index_or_table_block_is_a_toc_line_and_never_the_answer() -> None:
+    index = "S\nset: | The Set Builtin\nshift: | Bourne Shell Builtins\nT\ntest: | Bourne Shell"
+    table = "From | To | Use\nseconds since the epoch | struct_time in UTC | gmtime()"
+    jump = "Jump to: | . : [ A B C D E F G H J K L M P R S T U W"
+    assert is_toc(index) and is_toc(table) and is_toc(jump)
+    # prose stays quotable: one line, a heading-like word over a sentence, a pipe inside prose
+    assert not is_toc("Run a | b to pipe the output of a into b.")
+    assert not is_toc("Note\nThe unalias builtin removes each name from the list of aliases.")
+    contexts = [
+        ctx(1, "Index of Shell Builtin Commands", index.replace("test:", "unalias:")),
+        ctx(2, "Bash Builtins", "The unalias builtin removes each name from the list of aliases."),
+    ]
+    found = asyncio.run(
+        OfflineStrategies(HashEmbeddings(dim=64)).extract("What does unalias do?", contexts)
+    )
+    assert "removes each name" in found.text and "| Bash" not in found.text
+
+
+def test_a_sentence_is_quoted_once_also_when_a_chunk_holds_only_its_start() -> None:
+    # overlapping chunks: the first ends inside the sentence the second holds whole
+    whole = "The shell does not reset OPTIND automatically between calls to getopts."
+    contexts = [
+        ctx(1, "getopts", "getopts places that argument into OPTARG. " + whole[:48]),
+        ctx(2, "getopts", whole + " OPTIND is set to the index of the first non-option."),
+        ctx(3, "getopts", "OPTIND is reset by hand between calls when getopts runs again."),
+    ]
+    model = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, floor_share=0.01)
+    strategies = OfflineStrategies(HashEmbeddings(dim=64), answer_model=model)
+    found = asyncio.run(strategies.extract("Does the shell reset OPTIND for getopts?", contexts))
+    assert found.text.count("does not reset OPTIND") == 1, found.text
+
+
 def test_repeated_sentences_are_those_a_fifth_of_the_pages_share() -> None:
     line = "Part of the Example documentation suite."
     units = [(f"p{i}", f"{line} Page {i} says something of its own.") for i in range(10)]

@@ -23,6 +23,7 @@ from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.entries import defines, subject_entry
 from ragloop.nodes.evidence import name_match, question_names
+from ragloop.nodes.lines import key
 from ragloop.nodes.sentences import (
     FEATURES,
     PROFILES,
@@ -136,6 +137,12 @@ def defines_subject(context: ContextItem) -> float:
         (subject_entry(s, before, h) for s, _, h, before in quotable_sentences([context])),
         default=0.0,
     )
+
+
+def repeats(sentence_key: str, said: list[str]) -> bool:
+    """The sentence (by ``lines.key``) is one already quoted, or part of one, or holds one:
+    overlapping chunks repeat a sentence, and a chunk cut inside it holds only its start."""
+    return any(sentence_key in k or k in sentence_key for k in said if k and sentence_key)
 
 
 @dataclass(frozen=True)
@@ -259,16 +266,16 @@ async def extract(
         and relevance[follow] >= floor
     ):
         picked.append(follow)
-    said = {quotes[i].sentence for i in picked}
+    said = [key(quotes[i].sentence) for i in picked]
     used = {quotes[best].n}
     for i in ranked[1:]:
         if len(picked) >= max_sentences:
             break
         q = quotes[i]
-        if relevance[i] >= floor and q.n not in used and q.sentence not in said:
+        if relevance[i] >= floor and q.n not in used and not repeats(key(q.sentence), said):
             picked.append(i)
             used.add(q.n)
-            said.add(q.sentence)
+            said.append(key(q.sentence))
     picked.sort(key=lambda i: (quotes[i].n != quotes[best].n, quotes[i].n, i))
     parts = []
     for i in picked:
