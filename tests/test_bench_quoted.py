@@ -29,3 +29,13 @@ def test_a_bare_signature_is_still_counted_as_code() -> None:
     assert flaws("The function returns a value. [1] os.setresgid(rgid, egid, sgid) [2]", set())[
         "code"
     ]
+
+
+def test_an_index_or_table_block_is_counted_as_toc() -> None:
+    index = "S\nset: | The Set Builtin\nshift: | Bourne Shell Builtins\nT\ntest: | Bourne Shell"
+    assert flaws(f"The set builtin sets options. [1] {index} [2]", set())["toc"]
+    assert flaws("From | To | Use\nseconds | struct_time | gmtime() [1]", set())["toc"]
+    assert flaws("Jump to: | . : [ A B C D E F G H J K L M [1]", set())["toc"]
+    prose = "Note\nThe unalias builtin removes each name from the list of aliases. [1]"
+    assert not flaws(prose, set())["toc"]
+    assert not flaws("Run a | b to pipe the output of a into b. [1]", set())["toc"]
