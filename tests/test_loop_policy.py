@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragloop.config import Context
-from ragloop.nodes.answer import rank_contexts
+from ragloop.nodes.answer import judge_order
 from ragloop.nodes.base import Assessment, Deps
 from ragloop.nodes.correct import REWRITE_AFTER_ALL, diagnose, preferred
 from ragloop.pipeline import Pipeline
@@ -100,9 +100,9 @@ def test_ranking_is_on_one_scale():
         {"id": "rrf", "text": "", "grade": 2, "score": 0.03, "evidence": 0.70},
         {"id": "cos", "text": "", "grade": 2, "score": 0.41, "evidence": 0.90},
     ]
-    assert [c["id"] for c in rank_contexts(kept)] == ["cos", "rrf", "bm25"]
+    assert [c["id"] for c in judge_order(kept)] == ["cos", "rrf", "bm25"]
     no_evidence = [dict(c, evidence=0.0) for c in kept]  # an LLM judge: found order kept
-    assert [c["id"] for c in rank_contexts(no_evidence)] == ["rrf", "cos", "bm25"]
+    assert [c["id"] for c in judge_order(no_evidence)] == ["rrf", "cos", "bm25"]
 
 
 def test_a_nameless_question_reads_the_chunk_that_says_what_its_subject_does_first():
@@ -113,13 +113,13 @@ def test_a_nameless_question_reads_the_chunk_that_says_what_its_subject_does_fir
     echo["text"] = f"# {title}\n\nAn index can become bloated or corrupted over time."
     does = {"id": "does", "title": title, "grade": 1, "evidence": 0.30}
     does["text"] = f"# {title}\n\nREINDEX rebuilds an index from the data in its table."
-    assert [c["id"] for c in rank_contexts([echo, does])] == ["echo", "does"]
-    assert [c["id"] for c in rank_contexts([echo, does], nameless=True)] == ["does", "echo"]
+    assert [c["id"] for c in judge_order([echo, does])] == ["echo", "does"]
+    assert [c["id"] for c in judge_order([echo, does], nameless=True)] == ["does", "echo"]
     # grades still come first, and without evidence (an LLM judge) the found order holds
     graded = dict(echo, grade=2)
-    assert [c["id"] for c in rank_contexts([does, graded], nameless=True)] == ["echo", "does"]
+    assert [c["id"] for c in judge_order([does, graded], nameless=True)] == ["echo", "does"]
     bare = [{k: v for k, v in c.items() if k != "evidence"} for c in (echo, does)]
-    assert [c["id"] for c in rank_contexts(bare, nameless=True)] == ["echo", "does"]
+    assert [c["id"] for c in judge_order(bare, nameless=True)] == ["echo", "does"]
 
 
 SIGNALS = st.fixed_dictionaries(

@@ -11,8 +11,8 @@ from ragloop.documents.boilerplate import quotable
 from ragloop.documents.quoting import quoted_heading
 from ragloop.nodes.base import Answerer, Deps
 from ragloop.nodes.evidence import question_names
-from ragloop.nodes.extractive import defines_subject
 from ragloop.nodes.notfound import NOT_ANSWERED, NOT_FOUND, see_also
+from ragloop.nodes.reading import judge_order, rank_contexts
 from ragloop.state import ContextItem, State, add_step
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "answer_step",
     "cite",
     "fill_to_k",
+    "judge_order",
     "make_answer",
     "rank_contexts",
     "see_also",
@@ -44,34 +45,6 @@ def cite(n: int, ctx: ContextItem, answer: str = "") -> dict[str, Any]:
         "page": page if isinstance(page, int) else None,
         "origin": ctx.get("origin", "kb"),
     }
-
-
-#: what a chunk that says what its section's subject does adds to its evidence in the reading
-#: order, when the question names nothing (see ``rank_contexts``)
-SUBJECT_BONUS = 0.2
-
-
-def rank_contexts(contexts: list[ContextItem], nameless: bool = False) -> list[ContextItem]:
-    """Kept contexts best first on one scale: the judge's grade, then its evidence.
-
-    Retriever scores (BM25 5-8, cosine ~0.4, RRF ~0.03) are never compared; without
-    evidence (an LLM judge) equal grades keep the order in which they were found.
-
-    When the question names nothing (``nameless``), a chunk with a sentence that says what
-    its section's subject does ("REINDEX rebuilds an index ...", ``extractive.defines_subject``)
-    adds ``SUBJECT_BONUS`` to its evidence: the answer reads the best k, and the judge
-    scores such a chunk by the question's words, which the subject's own line seldom
-    repeats. The bonus orders reading only: inside the judge's evidence it would stop the
-    loop on pages that merely define something (CHANGELOG.md has the measurements).
-    """
-
-    def evidence(c: ContextItem) -> float:
-        found = c.get("evidence", 0.0)
-        if nameless and "evidence" in c:
-            found += SUBJECT_BONUS * defines_subject(c)
-        return found
-
-    return sorted(contexts, key=lambda c: (-c.get("grade", 0), -evidence(c)))
 
 
 def fill_to_k(
