@@ -117,3 +117,23 @@ def test_says_not_found_reads_the_opening_sentence():
         "A replacement card costs five euros.",
     ):
         assert not says_not_found(text), text
+
+
+def test_the_answer_step_says_it_read_the_best_k_of_more_kept(
+    openai_server, fixture_index, wordllama
+):
+    # claims never supported: the loop retrieves again with other retrievers and keeps more
+    # than k chunks; the answer reads the best k, and its step must say so, not "from all"
+    def respond(body: dict):
+        reply = _model([1, 1, 1], "A replacement card costs a fee [1].")(body)
+        if isinstance(reply, dict) and "claims" in reply:
+            reply["claims"] = [{**c, "supported": False} for c in reply["claims"]]
+        return reply
+
+    openai_server.default.reply = respond
+    result = _pipeline(openai_server, fixture_index, wordllama, k=2).run(QUESTION)
+    assert len(result.contexts) > 2
+    read = re.findall(r'<context n="(\d+)"', _answer_prompt(openai_server))
+    assert read == ["1", "2"]
+    answer_step = [s for s in result.steps if s["node"] == "answer"][0]
+    assert f"the best 2 of {len(result.contexts)} context(s)" in answer_step["detail"]

@@ -121,10 +121,15 @@ def make_answer(deps: Deps) -> Any:
         citations = [
             cite(n, contexts[n - 1], text) for n in sorted(set(cited)) if 1 <= n <= len(contexts)
         ]
-        detail = f"answered from {len(contexts)} context(s), citing {len(citations)}"
+        read = min(len(contexts), max(ctx.k, 1))
+        detail = (
+            f"answered from the best {read} of {len(contexts)} context(s), citing {len(citations)}"
+            if read < len(contexts)
+            else f"answered from {len(contexts)} context(s), citing {len(citations)}"
+        )
         if not_found:
             detail = (
-                f"no sentence of the {min(len(contexts), max(ctx.k, 1))} passage(s) read answers"
+                f"no sentence of the {read} passage(s) read answers"
                 f" well enough: said so, citing the {len(citations)} closest as see also"
             )
         if filled:
