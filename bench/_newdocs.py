@@ -1,5 +1,6 @@
-"""Two more bench corpora of other genres: the SQLite docs (hand-written HTML) and the bash
-reference manual (one texinfo-built HTML page), both from Debian doc packages.
+"""More bench corpora of other genres, from Debian doc packages: the SQLite docs (hand-written
+HTML), the bash reference manual (one texinfo-built HTML page) and the Rust book (an mdBook
+guide: Markdown rendered to HTML, a sidebar of every chapter on every page).
 
 - ``sqlite3-doc``: the top-level pages of ``/usr/share/doc/sqlite3`` (SQL language, pragmas,
   core/aggregate/date/math functions, guides), less the generated cross-reference, change-log
@@ -10,6 +11,11 @@ reference manual (one texinfo-built HTML page), both from Debian doc packages.
   gold is on the same page, the passage decides). Entries: every ``<dt id="index-...">``
   with a ``<dd>`` (builtins, variables, options, readline commands).
 
+- ``rust-doc``: the book's chapter and appendix pages (``book/ch*-*.html``,
+  ``book/appendix-*.html``; not the first edition's redirect stubs nor the one-page print
+  version). A guide has no entry lines to generate questions from: its named and description
+  questions are hand-written too (``bench/data/book_entries.jsonl``), as its natural ones.
+
 Questions of three answerable kinds, as bench/_pydocs.py: ``named`` ("What does the SQL
 function abs() do?"), ``description`` (the entry's first sentence as a "Which ... ?" question,
 its subject dropped: "Which SQL function returns the absolute value of the numeric argument
@@ -18,13 +24,15 @@ X?"), ``natural`` (hand-written, blind to retrieval, ``bench/data/<name>_natural
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import warnings
 from pathlib import Path
 
 import lxml.html
 from _pgdocs import Question, debian_docs, natural_questions, place_pages
-from _pgdocs_gold import PageIndex
+from _pgdocs_gold import PageIndex, natural_rows
 from _pgdocs_parse import clean, first_sentence, squash
 from _pydocs import VERBS
 
@@ -61,6 +69,65 @@ def bash_root() -> Path:
         return None
 
     return debian_docs(find, "bash-doc", DocsMissing, "bash reference manual")
+
+
+def book_root() -> Path:
+    def find() -> Path | None:
+        p = Path("/usr/share/doc/rust-doc/html/book")
+        return p if (p / "ch01-00-getting-started.html").exists() else None
+
+    return debian_docs(find, "rust-doc", DocsMissing, "the Rust book")
+
+
+BOOK_PAGE = re.compile(r"^(ch\d\d-\d\d-[\w-]+|appendix-\d\d(-[\w-]+)?)\.html$")
+
+
+def book_pages(root: Path) -> list[Path]:
+    return [p.resolve() for p in sorted(root.glob("*.html")) if BOOK_PAGE.match(p.name)]
+
+
+def no_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
+    """A guide's pages have no entry lines: its named questions are hand-written."""
+    return []
+
+
+def entries_file(name: str) -> Path:
+    """The hand-written named and description questions of corpus ``name`` (may not exist)."""
+    return HERE / "data" / f"{name}_entries.jsonl"
+
+
+def entry_pages(name: str) -> set[str]:
+    """The gold pages of ``entries_file(name)``'s questions (none when it does not exist)."""
+    path = entries_file(name)
+    if not path.exists():
+        return set()
+    out = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.add(str(json.loads(line)["gold_page"]))
+        except (ValueError, KeyError, TypeError):
+            continue  # reported when the questions are loaded
+    return out
+
+
+def written_entries(name: str, index: PageIndex) -> dict[str, list[Question]]:
+    """The hand-written named and description questions, by kind (bad rows reported and
+    skipped, as the natural ones are)."""
+    out: dict[str, list[Question]] = {"named": [], "description": []}
+    path = entries_file(name)
+    if not path.exists():
+        return out
+    for n, row in natural_rows(path, index):
+        kind = row.get("kind")
+        if kind not in out:
+            warnings.warn(f"{path.name}:{n}: skipped (kind {kind!r})", stacklevel=2)
+            continue
+        qid = f"{kind}/{row['gold_page']}/{n}"
+        snippets = tuple(row["gold_snippets"])
+        name_of = str(row.get("name", ""))
+        question = Question(qid, kind, row["question"], row["gold_page"], snippets, name_of, "item")
+        out[kind].append(question)
+    return out
 
 
 def sqlite_pages(root: Path) -> list[Path]:
@@ -157,6 +224,7 @@ def bash_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
 CORPORA = {
     "sqlite": (sqlite_root, sqlite_pages, sqlite_entries),
     "bash": (bash_root, bash_pages, bash_entries),
+    "book": (book_root, book_pages, no_entries),
 }
 
 
@@ -192,7 +260,10 @@ def load_questions(name: str, root: Path, seed: int = 0, per_kind: int = 40) -> 
             text = f"Which {kind} {body}?"
             q = Question(f"description/{qid}", "description", text, page, gold, ename, kind)
             out["description"].append(q)
+    index = PageIndex(keys)
+    for kind, written in written_entries(name, index).items():
+        out[kind] += written[: max(0, per_kind - len(out[kind]))]
     natural = HERE / "data" / f"{name}_natural.jsonl"
     if natural.exists():
-        out["natural"] = natural_questions(natural, PageIndex(keys))
+        out["natural"] = natural_questions(natural, index)
     return [q for k in KINDS for q in out[k]]

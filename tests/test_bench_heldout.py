@@ -1,0 +1,87 @@
+"""The answer-quality bench's held-out corpus: the Rust book's pages are chosen by name, its
+hand-written named and description questions are read (bad rows reported and skipped), and the
+report shows a held-out corpus beside the development corpora's pooled figure, never in it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import _newdocs  # noqa: E402
+import answer_quality  # noqa: E402
+from _pgdocs_gold import PageIndex  # noqa: E402
+from _pgdocs_parse import squash  # noqa: E402
+
+
+def test_only_chapter_and_appendix_pages_are_book_pages(tmp_path: Path) -> None:
+    for name in ("ch04-03-slices.html", "appendix-01-keywords.html", "appendix-00.html",
+                 "print.html", "toc.html", "choosing-your-guarantees.html", "404.html",
+                 "ch04-03-slices.html.bak"):  # fmt: skip
+        (tmp_path / name).write_text("<html></html>", encoding="utf-8")
+    assert [p.name for p in _newdocs.book_pages(tmp_path)] == [
+        "appendix-00.html",
+        "appendix-01-keywords.html",
+        "ch04-03-slices.html",
+    ]
+
+
+def test_written_entries_are_read_by_kind_and_bad_rows_are_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = "A slice lets you reference a contiguous sequence of elements in a collection."
+    rows = [
+        {"kind": "named", "question": "What is a slice?", "name": "slice",
+         "gold_page": "p.html", "gold_snippets": ["reference a contiguous sequence of elements"]},
+        {"kind": "description", "question": "Which feature refers to part of a collection?",
+         "name": "slice", "gold_page": "p.html", "gold_snippets": ["A slice lets you reference"]},
+        {"kind": "trivia", "question": "Who wrote it?", "name": "x", "gold_page": "p.html",
+         "gold_snippets": ["A slice lets you"]},
+        {"kind": "named", "question": "What is a box?", "name": "Box", "gold_page": "p.html",
+         "gold_snippets": ["a pointer to data on the heap"]},
+    ]  # fmt: skip
+    path = tmp_path / "book_entries.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\nnot json\n", encoding="utf-8")
+    monkeypatch.setattr(_newdocs, "entries_file", lambda name: path)
+    with pytest.warns(UserWarning) as caught:
+        found = _newdocs.written_entries("book", PageIndex({"p.html": squash(page)}))
+    assert [q.question for q in found["named"]] == ["What is a slice?"]
+    assert [q.question for q in found["description"]] == [
+        "Which feature refers to part of a collection?"
+    ]
+    assert found["named"][0].name == "slice" and found["named"][0].gold_page == "p.html"
+    # the unknown kind, the snippet not on the page and the line that is not JSON
+    assert len(caught) == 3
+    assert _newdocs.entry_pages("book") == {"p.html"}
+
+
+def test_a_held_out_corpus_is_reported_beside_the_pool_not_in_it() -> None:
+    assert answer_quality.columns(["pg", "book", "bash"]) == [
+        ("pg", ["pg"]),
+        ("bash", ["bash"]),
+        ("pooled", ["pg", "bash"]),
+        ("book (held out)", ["book"]),
+    ]
+    assert answer_quality.columns(["book"]) == [("book (held out)", ["book"])]
+
+
+def test_the_report_prints_the_held_out_column(capsys: pytest.CaptureFixture[str]) -> None:
+    def row(corpus: str, gold: bool) -> dict:
+        return {
+            "corpus": corpus, "unanswerable": False, "kind": "named", "hybrid": 1, "oracle": 1,
+            "kept": 1, "kept5": 1, "cited": 1, "loop_gold": gold, "naive_gold": False,
+            "loop_nf": False, "naive_nf": False, "stop": "exhausted", "loop_ms": 2.0,
+            "naive_ms": 1.0,
+        }  # fmt: skip
+
+    answer_quality.report({"pg": [row("pg", True)], "book": [row("book", False)]}, 5)
+    out = capsys.readouterr().out
+    header = out.splitlines()[2]
+    assert header.split() == ["pg", "pooled", "book", "(held", "out)"]
+    gold = next(line for line in out.splitlines() if line.startswith("gold in answer: loop"))
+    assert gold.split()[4:] == ["1.000", "[1.00,1.00]", "1.000", "[1.00,1.00]", "0.000",
+                                "[0.00,0.00]"]  # fmt: skip
