@@ -317,3 +317,22 @@ def test_each_shipped_fit_serves_its_own_embedding_model(tmp_path) -> None:
         chosen, why = model_for_index(tmp_path, fitted_on)  # an index with no calibration
         assert chosen == model and why.startswith("shipped fit")
     assert model_for_index(tmp_path, "no-such-model")[0] is None
+
+
+def test_a_guide_full_of_code_examples_is_no_reference_manual() -> None:
+    # a tutorial's programs call functions on most lines; a reference sets one signature as
+    # code and describes it: only the latter is an entry line
+    program = "\n".join(
+        ["```rust", "fn main() {", "    let handle = thread::spawn(move || {", "        work(1);",
+         "    });", "    handle.join().unwrap();", "}", "```"]
+    )  # fmt: skip
+    guide = [
+        f"Here is how step {i} runs in a thread.\n\n{program}\n\nThat is all." for i in range(60)
+    ]
+    reference = [
+        f"```\njson.dump{i}(obj, fp, *, skipkeys=False)\n```\n\nSerialize obj to a stream."
+        for i in range(60)
+    ]
+    assert choose_profile(guide)[0] == "guide"
+    assert choose_profile(reference)[0] == "reference"
+    assert choose_profile(reference[:7] + guide[:53])[0] == "reference"  # 7 of 60 >= a tenth

@@ -124,15 +124,29 @@ _ENTRY_LINE = re.compile(
 )
 #: a corpus whose chunks hold entry lines at least this often is a reference manual
 REFERENCE_SHARE = 0.1
+_FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
+
+
+def has_entry_line(text: str) -> bool:
+    """The chunk holds an entry line: in its prose, or as a code block of one line (a
+    signature set as code, as Sphinx does). A line of a longer code block is a program's
+    (``thread::spawn(move || {``), not an entry: a guide full of examples is no reference."""
+    if _ENTRY_LINE.search(_FENCED.sub("", text)):
+        return True
+    for body in _FENCED.findall(text):
+        lines = [line for line in body.splitlines() if line.strip()]
+        if len(lines) == 1 and _ENTRY_LINE.search(lines[0]):
+            return True
+    return False
 
 
 def choose_profile(texts: list[str]) -> tuple[str, str]:
     """(profile, why) for a corpus from its chunk texts: ``reference`` when a tenth or more of
-    its chunks hold an entry line (a signature, a term, "NAME — what it does"), ``guide``
-    for other corpora of 50 chunks or more, ``generic`` for small ones."""
+    its chunks hold an entry line (``has_entry_line``: a signature, a term, "NAME — what it
+    does"), ``guide`` for other corpora of 50 chunks or more, ``generic`` for small ones."""
     if not texts:
         return "generic", "no chunks"
-    share = sum(bool(_ENTRY_LINE.search(t)) for t in texts) / len(texts)
+    share = sum(has_entry_line(t) for t in texts) / len(texts)
     why = f"entry lines in {share:.0%} of {len(texts)} chunks"
     if share >= REFERENCE_SHARE:
         return "reference", why
