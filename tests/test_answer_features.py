@@ -336,3 +336,19 @@ def test_a_guide_full_of_code_examples_is_no_reference_manual() -> None:
     assert choose_profile(guide)[0] == "guide"
     assert choose_profile(reference)[0] == "reference"
     assert choose_profile(reference[:7] + guide[:53])[0] == "reference"  # 7 of 60 >= a tenth
+
+
+def test_a_line_of_program_output_is_not_shown_as_a_signature() -> None:
+    # a guide sets a program's output in a one-line block before the next paragraph: that
+    # line is prose, not the signature of what the paragraph describes
+    contexts = [
+        ctx(1, "Install", "```\nRust is installed now. Great!\n```\n\nYou also need a linker "
+            "that joins the compiled outputs into one file."),
+        ctx(2, "abs", "```\nabs(X)\n```\n\nThe abs function returns the absolute value."),
+    ]  # fmt: skip
+    strategies = OfflineStrategies(HashEmbeddings(dim=64))
+    found = asyncio.run(strategies.extract("which linker joins the compiled outputs", contexts))
+    assert "You also need a linker" in found.text
+    assert "Rust is installed now" not in found.text
+    found = asyncio.run(strategies.extract("what does abs return", contexts))
+    assert "`abs(X)`: The abs function returns" in found.text

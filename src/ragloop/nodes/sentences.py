@@ -45,6 +45,7 @@ evidence_max        the judge's best evidence among the read passages (0 when it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -72,6 +73,8 @@ FEATURES = (
 )
 #: what the abstention model reads about the question as a whole (see the module docstring)
 QUESTION_FEATURES = ("best", "second", "top_mean", "cosine_max", "cosine_mean", "evidence_max")
+#: what a signature's line holds and a line of prose does not
+_BRACKETS = re.compile(r"[\[\](){}<>|]")
 #: features that assume a reference manual's layout (entry lines, pages about one subject)
 GENRE = frozenset({"name_entry", "subject_entry"})
 PROFILES: dict[str, frozenset[str]] = {
@@ -157,13 +160,18 @@ def lexical_features(
 
 def signature_before(q: Quotable) -> str | None:
     """The one-line signature just before a sentence ("cd [-L|[-P [-e]] [directory]"), if any:
-    shown with the description it introduces, never quoted instead of it."""
+    shown with the description it introduces, never quoted instead of it. A one-line block
+    that reads as prose (a program's output, "Rust is installed now. Great!") is no
+    signature: the line must read as code (``is_code``) or hold a signature's brackets
+    ("wait [-fn] [-p varname] [jobspec or pid …]")."""
     before = q.before.strip()
     if not before.startswith("```"):
         return None
     body = before.strip("`").replace("\u00b6", "").strip()  # texinfo's anchor mark
     lines = [line for line in body.splitlines() if line.strip()]
     if len(lines) != 1 or len(lines[0]) > 120:
+        return None
+    if not is_code(lines[0].strip()) and not _BRACKETS.search(lines[0]):
         return None
     return lines[0].strip()
 
