@@ -67,7 +67,9 @@ async def naive_items(pipe: Any, question: str) -> list:
 async def answer_with(pipe: Any, model: AnswerModel, question: str, contexts: list) -> tuple:
     """The answer step over ``contexts`` with ``model`` as the sentence scorer."""
     st = pipe.deps.answerer
-    st.answer_model, st.not_found_below = model, model.not_found_below
+    # None: the level the model's own abstention fit chose (as the pipeline answers); a number
+    # here would replace it with the sentence-level one
+    st.answer_model, st.not_found_below = model, None
     text, _, nf = await answer_step(st, question, contexts, pipe.context)
     return text, nf
 
@@ -75,8 +77,8 @@ async def answer_with(pipe: Any, model: AnswerModel, question: str, contexts: li
 async def measure(pipe: Any, models: dict[str, AnswerModel], q: Any, question: str) -> dict:
     """One question: the loop once, then the answer step with each model (loop and naive)."""
     st = pipe.deps.answerer
-    shipped = st.answer_model
-    st.answer_model, st.not_found_below = models["shipped"], models["shipped"].not_found_below
+    shipped, level = st.answer_model, st.not_found_below
+    st.answer_model, st.not_found_below = models["shipped"], None
     r = await pipe.arun(question)
     naive = await naive_items(pipe, question)
     row: dict[str, Any] = {"unanswerable": q is None}
@@ -89,7 +91,7 @@ async def measure(pipe: Any, models: dict[str, AnswerModel], q: Any, question: s
         if q is not None:
             row[f"loop_gold_{name}"] = holds_gold(text, q)
             row[f"naive_gold_{name}"] = holds_gold(ntext, q)
-    st.answer_model, st.not_found_below = shipped, shipped.not_found_below if shipped else 0.0
+    st.answer_model, st.not_found_below = shipped, level
     return row
 
 
