@@ -34,10 +34,9 @@ except ImportError:  # measuring an older checkout
     forget = None
 
 try:  # the labelled sentence rows need the sentence features (absent in older checkouts)
-    from ragloop.nodes.extractive import sentence_table
     from ragloop.nodes.sentences import flawed
 except ImportError:  # measuring an older checkout
-    sentence_table = None
+    flawed = None
 
 SINGLES = ("dense", "sparse", "hybrid")
 _QUOTED = re.compile(r"(.+?) \[(\d+)\](?= |$)", re.DOTALL)
@@ -218,13 +217,10 @@ async def sentence_rows(
     (calibration data): ``ROW_COLUMNS`` then the features. ``who`` is "loop" (its ranked
     kept contexts) or "naive" (hybrid's top k); ``rank`` is the context's place, from 1."""
     st = pipe.deps.strategies
-    if sentence_table is None or not hasattr(st, "extract") or not contexts:
+    if flawed is None or not hasattr(st, "sentence_table") or not contexts:
         return []
     read = contexts[:ROW_DEPTH]
-    quotes, x = await sentence_table(
-        st.embeddings, question, read, common=st.common_words, boilerplate=st.boilerplate,
-        profile=st.profile,
-    )  # fmt: skip
+    quotes, x = await st.sentence_table(question, read)
     return [
         [who, qt.n, int(read[qt.n - 1].get("grade", 1)),
          int(_labelled(qt.sentence, read[qt.n - 1].get("source", ""), q)),

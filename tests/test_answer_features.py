@@ -352,3 +352,22 @@ def test_a_line_of_program_output_is_not_shown_as_a_signature() -> None:
     assert "Rust is installed now" not in found.text
     found = asyncio.run(strategies.extract("what does abs return", contexts))
     assert "`abs(X)`: The abs function returns" in found.text
+
+
+def test_the_answerer_scores_and_records_sentences_with_its_own_corpus_settings() -> None:
+    # calibration rows and the bench's rows come from OfflineStrategies.sentence_table, so
+    # they carry every corpus setting the answer scores with (profile, boilerplate, names)
+    boiler = "This page is part of the documentation suite of the project."
+    text = "# abs\n\n```\nabs(X)\n```\n\nThe abs(X) function returns the absolute value."
+    contexts = [ContextItem(id="c1", title="abs", text=text), ctx(2, "Other", boiler)]
+    question = "What does abs() do?"
+    reference = OfflineStrategies(HashEmbeddings(dim=64), boilerplate=frozenset({key(boiler)}))
+    guide = OfflineStrategies(HashEmbeddings(dim=64), profile="guide")
+    quotes, x_ref = asyncio.run(reference.sentence_table(question, contexts))
+    _, x_guide = asyncio.run(guide.sentence_table(question, contexts))
+    at = {q.sentence: i for i, q in enumerate(quotes)}
+    entry = FEATURES.index("name_entry")
+    assert x_ref[at["The abs(X) function returns the absolute value."], entry] > 0
+    assert not x_guide[:, entry].any()  # a profile without the genre features
+    boilerplate = FEATURES.index("boilerplate")
+    assert x_ref[at[boiler], boilerplate] == 1.0 and x_guide[at[boiler], boilerplate] == 0.0

@@ -14,7 +14,6 @@ from typing import Any, cast
 
 from ragloop.calibration.rows import META, SentenceRows
 from ragloop.errors import ConfigError
-from ragloop.nodes.extractive import sentence_table
 from ragloop.nodes.lines import key
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.nodes.sentences import FEATURES, flawed
@@ -56,10 +55,7 @@ async def question_rows(
     read = cast(list[ContextItem], list(result.contexts[: pipe.context.k]))
     if not read:
         return []
-    quotes, x = await sentence_table(
-        st.embeddings, question, read, common=st.common_words, boilerplate=st.boilerplate,
-        profile=st.profile,
-    )  # fmt: skip
+    quotes, x = await st.sentence_table(question, read)
     rows = []
     for q, values in zip(quotes, x, strict=True):
         source = str(read[q.n - 1].get("source", ""))

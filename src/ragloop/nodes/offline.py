@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from ragloop.documents.quoting import attach_code
@@ -20,7 +21,7 @@ from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.base import Answer, Assessment, Draft
-from ragloop.nodes.extractive import AnswerWeights, Extract, extract
+from ragloop.nodes.extractive import AnswerWeights, Extract, extract, sentence_table
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.notfound import NOT_ANSWERED, see_also
 from ragloop.nodes.offline_judge import (
@@ -30,6 +31,7 @@ from ragloop.nodes.offline_judge import (
     recall_of,
     signals,
 )
+from ragloop.nodes.sentences import Quotable
 from ragloop.state import ContextItem
 from ragloop.text import STOPWORDS, split_sentences, token_f1, tokenize
 
@@ -183,6 +185,21 @@ class OfflineStrategies:
             lines = [see_also(contexts[n - 1], n) for n in see]
             return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines])), see
         return attach_code(found.text, [c.get("text", "") for c in contexts]), found.cited
+
+    async def sentence_table(
+        self, question: str, contexts: list[ContextItem]
+    ) -> tuple[list[Quotable], np.ndarray]:
+        """The quotable sentences of ``contexts`` and their features, with this answerer's
+        own corpus settings (what the answer scores, and what calibration rows record)."""
+        return await sentence_table(
+            self.embeddings,
+            question,
+            contexts,
+            common=self.common_words,
+            boilerplate=self.boilerplate,
+            profile=self.profile,
+            spread_names=self.answer_weights.spread_names,
+        )
 
     async def extract(self, question: str, contexts: list[ContextItem]) -> Extract:
         """The extractive answer with its support and the closest passages (``extract``)."""
