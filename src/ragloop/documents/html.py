@@ -8,21 +8,11 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
+from ragloop.documents.html_nav import is_navigation
 from ragloop.documents.html_pages import PROFILES, Profile, densest, detect, first
 from ragloop.documents.model import DocumentError, ParsedDocument, SectionBuilder, clean_text, words
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-_DROP_TAGS = words(
-    "script style noscript template nav header footer aside form button iframe svg "
-    "select input textarea object embed canvas"
-)
-# navigation that generators put in plain divs: DocBook, Sphinx, MkDocs, Doxygen, javadoc
-_DROP_CLASSES = words(
-    "navheader navfooter toc sphinxsidebar related footer header headerlink breadcrumb "
-    "breadcrumbs sidebar navbar nav navigation skip-link md-sidebar md-header md-footer "
-    "wy-nav-side rst-footer-buttons id_link toc-backref toctree-wrapper"
-)
-_DROP_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
 _MAIN = (
     "//main",
     "//*[@role='main']",
@@ -38,30 +28,6 @@ _BLOCKS = words(
     "p div li ul ol dl dt dd table tr thead tbody tfoot blockquote section article main "
     "figure figcaption br hr address caption details summary center"
 )
-
-
-#: what a permalink next to a heading or a term shows (texinfo's "¶", a "#", a link glyph)
-_PERMALINK_MARKS = frozenset({"", "\u00b6", "\u00a7", "#", "\U0001f517", "\u200b"})
-
-
-def _is_permalink(el: etree._Element) -> bool:
-    """A link to an anchor of its own page that shows only a mark: texinfo's
-    ``<a class="copiable-anchor" href="#index-POSIX"> &para;</a>``, a heading's "#"."""
-    return (
-        el.tag == "a"
-        and (el.get("href") or "").startswith("#")
-        and len(el) == 0
-        and (el.text or "").strip() in _PERMALINK_MARKS
-    )
-
-
-def _is_navigation(el: etree._Element) -> bool:
-    if el.tag in _DROP_TAGS or _is_permalink(el):
-        return True
-    classes = set((el.get("class") or "").split())
-    if el.tag == "a" and classes == {"header"}:  # mdBook wraps each heading's text in one
-        return False
-    return bool(classes & set(_DROP_CLASSES)) or (el.get("role") or "") in _DROP_ROLES
 
 
 def _root(doc: etree._Element, profile: Profile) -> etree._Element:
@@ -84,7 +50,7 @@ def _walked(el: etree._Element, root: etree._Element) -> bool:
     for parent in el.iterancestors():
         if parent is root:
             return True
-        if _is_navigation(parent):
+        if is_navigation(parent):
             return False
     return False
 
@@ -110,7 +76,7 @@ class _Walker:
             self.term = ""
 
     def walk(self, el: etree._Element) -> None:
-        if not isinstance(el.tag, str) or _is_navigation(el):
+        if not isinstance(el.tag, str) or is_navigation(el):
             self.buffer.append(el.tail or "")
             return
         tag = el.tag.lower()
@@ -176,7 +142,7 @@ class _Walker:
         self.flush()
         terms: list[str] = []
         for child in el:
-            if not isinstance(child.tag, str) or _is_navigation(child):
+            if not isinstance(child.tag, str) or is_navigation(child):
                 continue
             if child.tag == "dt":
                 terms.append(clean_text(visible_text(child)).rstrip(":").strip())
@@ -217,7 +183,7 @@ def visible_text(el: etree._Element) -> str:
     for child in el:
         if child.tag == "br":
             parts.append(" ")
-        elif isinstance(child.tag, str) and not _is_navigation(child):
+        elif isinstance(child.tag, str) and not is_navigation(child):
             parts.append(visible_text(child))
         parts.append(child.tail or "")
     return "".join(parts)
@@ -266,9 +232,9 @@ def parse_html(text: str, path: Path) -> ParsedDocument:
     root = _root(doc, profile)
     title_el = first(doc, profile.title)
     if title_el is None:
-        title_el = next((h for h in root.iter(*_HEADINGS) if not _is_navigation(h)), None)
+        title_el = next((h for h in root.iter(*_HEADINGS) if not is_navigation(h)), None)
     if title_el is None:
-        title_el = next((h for h in doc.iter("h1") if not _is_navigation(h)), None)
+        title_el = next((h for h in doc.iter("h1") if not is_navigation(h)), None)
     heading = clean_text(visible_text(title_el)) if title_el is not None else ""
     if len(heading) > LONGEST_TITLE:  # an unclosed <h1> swallowed the page
         heading, title_el = "", None
