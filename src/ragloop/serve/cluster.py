@@ -18,8 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ragloop.errors import RagloopError
+from ragloop.safety.owned import is_owned, mark_folder
 
 __all__ = ["LocalCluster", "find_pg_bin", "local_cluster"]
+
+#: the marker kind of a cluster's temporary folder (``safety.owned``)
+CLUSTER_KIND = "pg-cluster"
 
 
 def find_pg_bin() -> Path | None:
@@ -51,6 +55,7 @@ class LocalCluster:
         self.user = user
         self.port = _free_port()
         self.root = Path(tempfile.mkdtemp(prefix="ragloop-pg-"))
+        mark_folder(self.root, CLUSTER_KIND)  # ``stop`` removes only a folder marked so
         self.data = self.root / "data"
         self.url = f"postgresql://{user}@127.0.0.1:{self.port}/postgres"
 
@@ -76,11 +81,13 @@ class LocalCluster:
         return self
 
     def stop(self) -> None:
-        """Stop the server and remove its folder (which this class created)."""
+        """Stop the server and remove its folder: only the one this class created and marked,
+        never a folder ``root`` was pointed at afterwards."""
         if self.data.exists():
             with contextlib.suppress(RagloopError, subprocess.TimeoutExpired):
                 self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(self.root, ignore_errors=True)
+        if is_owned(self.root, CLUSTER_KIND):
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 @contextlib.contextmanager
