@@ -224,18 +224,23 @@ async def extract(
     common: frozenset[str] = frozenset(),
     boilerplate: frozenset[str] = frozenset(),
     profile: str = "reference",
+    table: tuple[list[Quotable], np.ndarray] | None = None,
 ) -> Extract:
     """The sentences that best answer the question, each cited ``[n]`` (see module doc).
+    ``table``: the contexts' ``sentence_table`` when the caller has it (the answerer builds
+    it with its own corpus settings), else it is built here.
 
     A code block, signature, TOC line or boilerplate sentence is never quoted; a signature
     just before the chosen sentence is shown with it. The best sentence leads; the sentence
     after it in the same passage follows when it also scores; another source is quoted only
     when it scores ``floor_share`` of the best, so one coherent passage wins over stitching.
     """
-    quotes, x = await sentence_table(
-        embeddings, question, contexts, common=common, boilerplate=boilerplate,
-        profile=profile, spread_names=weights.spread_names,
-    )  # fmt: skip
+    if table is None:
+        table = await sentence_table(
+            embeddings, question, contexts, common=common, boilerplate=boilerplate,
+            profile=profile, spread_names=weights.spread_names,
+        )  # fmt: skip
+    quotes, x = table
     ok = [i for i, q in enumerate(quotes) if not flawed(q, boilerplate)]
     level = model.not_found_below if model is not None else 0.0
     if not ok:

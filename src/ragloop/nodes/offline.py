@@ -212,9 +212,8 @@ class OfflineStrategies:
             max_sentences=self.max_sentences,
             min_sentence_score=self.min_sentence_score,
             floor_share=self.floor_share,
-            common=self.common_words,
             boilerplate=self.boilerplate,
-            profile=self.profile,
+            table=await self.sentence_table(question, contexts),
         )
 
     async def answer_relevancy(
