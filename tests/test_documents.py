@@ -429,3 +429,10 @@ def test_sentences_may_start_with_a_lower_case_name_but_not_after_an_abbreviatio
         "Set it, i.e. always.",
         "fd is the file.",
     ]
+    # the name may be a path or a hyphenated command: a question that leads into it ("Does it
+    # help?") is its own sentence, so the answer never quotes the question with its reply
+    assert split_sentences("Does it help? bench/fit.py refits the model.") == [
+        "Does it help?",
+        "bench/fit.py refits the model.",
+    ]
+    assert split_sentences("Run it. git-annex adds files.") == ["Run it.", "git-annex adds files."]

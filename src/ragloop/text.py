@@ -7,8 +7,9 @@ import re
 
 _SENT_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'(\[A-Z0-9А-ЯЁ가-힣])|\n{2,}|\n(?=[-*•]\s)")
 # a sentence may also start with a lower-case name ("... a path specification. pathname can
-# be absolute ..."), as reference docs often do; not after an abbreviation ("e.g. the")
-_LOWER_START = re.compile(r"(?<=[\w)\]\"'`][.!?])\s+(?=[a-zа-яё_][\w.]*\s)")
+# be absolute ..."), as reference docs often do, or a path or command ("Does it help?
+# bench/fit.py refits ...", "git-annex adds ..."); not after an abbreviation ("e.g. the")
+_LOWER_START = re.compile(r"(?<=[\w)\]\"'`][.!?])\s+(?=[a-zа-яё_][\w./-]*\s)")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|cf|vs|viz|approx|resp|incl|esp|al|ca|no|fig|sec|ch|eq|ver|"
     r"ref|min|max|avg|std)|\b[A-Za-z]|\.\.)\.$",
