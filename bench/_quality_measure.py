@@ -206,25 +206,30 @@ def _labelled(sentence: str, source: str, q: Any) -> bool:
 
 #: how deep the labelled rows go into the loop's ranked contexts (the answer reads fewer)
 ROW_DEPTH = 12
-#: the labelled rows' columns after corpus, qid, kind, unanswerable (then ``FEATURES``)
+#: the labelled rows' columns after corpus, qid, kind, unanswerable (then ``FEATURES``, then
+#: ``QUESTION_COLUMNS``)
 ROW_COLUMNS = ("who", "rank", "grade", "label", "flawed")
+#: what the rows record of the question itself (the same on each of its rows)
+QUESTION_COLUMNS = ("unknown_names",)
 
 
 async def sentence_rows(
     pipe: Pipeline, question: str, contexts: list[Any], q: Any, who: str = "loop"
 ) -> list[list]:
     """Labelled feature rows of the sentences of the first ``ROW_DEPTH`` contexts
-    (calibration data): ``ROW_COLUMNS`` then the features. ``who`` is "loop" (its ranked
+    (calibration data): ``ROW_COLUMNS``, the features, then ``QUESTION_COLUMNS``. ``who`` is
+    "loop" (its ranked
     kept contexts) or "naive" (hybrid's top k); ``rank`` is the context's place, from 1."""
     st = pipe.deps.strategies
     if flawed is None or not hasattr(st, "sentence_table") or not contexts:
         return []
     read = contexts[:ROW_DEPTH]
     quotes, x = await st.sentence_table(question, read)
+    unknown = round(float(st.unknown_names(question)), 4) if hasattr(st, "unknown_names") else 0.0
     return [
         [who, qt.n, int(read[qt.n - 1].get("grade", 1)),
          int(_labelled(qt.sentence, read[qt.n - 1].get("source", ""), q)),
-         int(flawed(qt, st.boilerplate)), *(round(float(v), 4) for v in row)]
+         int(flawed(qt, st.boilerplate)), *(round(float(v), 4) for v in row), unknown]
         for qt, row in zip(quotes, x, strict=True)
     ]  # fmt: skip
 

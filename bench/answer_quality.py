@@ -39,6 +39,7 @@ import _pydocs
 import numpy as np
 from _loopbench import bench_pipeline
 from _quality_measure import (
+    QUESTION_COLUMNS,
     ROW_COLUMNS,
     answerable,
     boilerplate_sentences,
@@ -280,7 +281,9 @@ async def main() -> int:
     features_file = gzip.open(args.features, "wt", newline="") if args.features else None  # noqa: SIM115
     features_out = csv.writer(features_file) if features_file else None
     if features_out:
-        features_out.writerow(["corpus", "qid", "kind", "unanswerable", *ROW_COLUMNS, *FEATURES])
+        features_out.writerow(
+            ["corpus", "qid", "kind", "unanswerable", *ROW_COLUMNS, *FEATURES, *QUESTION_COLUMNS]
+        )
     by_corpus: dict[str, list[dict[str, Any]]] = {}
     rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None  # noqa: SIM115
     k = 5

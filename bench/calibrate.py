@@ -83,6 +83,7 @@ def load(path: Path) -> tuple[list[dict[str, str]], np.ndarray]:
         r.setdefault("who", "loop")
         r.setdefault("rank", "1")
         r.setdefault("grade", "1")
+        r.setdefault("unknown_names", "0")  # rows collected before that column existed
     x = np.array([[float(r[f]) for f in FEATURES] for r in rows], dtype=float)
     return rows, x
 
@@ -105,7 +106,9 @@ def question_table(
     for qid, ix in by.items():
         ok = [i for i in ix if rows[i]["flawed"] == "0"] or ix
         evidence = {rows[i]["rank"]: float(rows[i]["evidence"]) for i in ix}
-        f = question_features(score[ok], x[ok, cos], evidence.values())
+        f = question_features(
+            score[ok], x[ok, cos], evidence.values(), float(rows[ix[0]]["unknown_names"])
+        )
         qids.append(qid)
         corpora.append(rows[ix[0]]["corpus"])
         ys.append(int(rows[ix[0]]["unanswerable"] == "0"))

@@ -371,3 +371,53 @@ def test_the_answerer_scores_and_records_sentences_with_its_own_corpus_settings(
     assert not x_guide[:, entry].any()  # a profile without the genre features
     boilerplate = FEATURES.index("boilerplate")
     assert x_ref[at[boiler], boilerplate] == 1.0 and x_guide[at[boiler], boilerplate] == 0.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    known=st.lists(st.sampled_from(["reindex", "pg_dump", "os.path", "kx-217"]), max_size=4),
+    foreign=st.lists(st.sampled_from(["pgbouncer", "graphql", "mongodb", "kafka"]), max_size=4),
+)
+def test_unknown_names_is_the_share_of_names_the_corpus_never_mentions(
+    known: list[str], foreign: list[str]
+) -> None:
+    from ragloop.nodes.evidence import question_names, unknown_names
+
+    vocabulary = {"reindex": 3, "pg_dump": 1, "os.path": 2, "kx-217": 1, "table": 40}
+    names = [f"`{n}`" for n in [*known, *foreign]]
+    question = "How do I use " + " and ".join(names or ["a table"]) + "?"
+    share = unknown_names(question, vocabulary)
+    asked = question_names(question)
+    assert 0.0 <= share <= 1.0
+    if not asked:
+        assert share == 0.0  # a question that names nothing tells nothing
+    else:
+        assert share == pytest.approx(len(set(foreign)) / len(asked))
+    assert unknown_names(question, None) == 0.0  # no vocabulary: no clue either way
+
+
+def test_a_question_naming_what_the_corpus_never_mentions_is_less_supported() -> None:
+    # the shipped fits read unknown_names: the same read sentences support an answer less
+    # when the question's names appear nowhere in the corpus (both fits, both models)
+    from ragloop.nodes.answer_model import shipped_files
+
+    data = resources.files("ragloop.data")
+    for name in shipped_files():
+        model = from_dict(json.loads(data.joinpath(name).read_text(encoding="utf-8")))
+        assert set(model.abstain) == {"judged", "unjudged"}
+        for fit in model.abstain.values():
+            asked = question_features(np.array([0.6, 0.3]), np.array([0.5, 0.4]), [0.5])
+            unknown = question_features(np.array([0.6, 0.3]), np.array([0.5, 0.4]), [0.5], 1.0)
+            assert fit.probability(unknown) < fit.probability(asked)
+
+
+def test_the_answerer_says_not_found_when_the_question_names_what_the_corpus_never_does() -> None:
+    contexts = [ctx(1, "Tables", "A table holds rows of values in columns.")]
+    fit = Abstention({"unknown_names": -10.0}, 5.0, level=0.5)
+    model = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, abstain={"unjudged": fit})
+    vocabulary = {"table": 1, "holds": 1, "rows": 1, "values": 1, "columns": 1}
+    answerer = OfflineStrategies(HashEmbeddings(dim=64), answer_model=model, vocabulary=vocabulary)
+    asked = "How do I store rows in a table?"
+    assert not asyncio.run(answer_step(answerer, asked, contexts, Context()))[2]
+    foreign = "How do I store rows in a MongoDB collection?"
+    assert asyncio.run(answer_step(answerer, foreign, contexts, Context()))[2]

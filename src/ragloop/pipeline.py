@@ -201,13 +201,14 @@ def build_pipeline(
     stop = answer_model.stop_level if answer_model is not None else None
     if stop is not None:  # the judge's "sufficient" level, fitted with the answer model
         judge_calibration = judge_calibration.with_values(grade2=stop)
+    counts, n_chunks = chunk_counts(index.bm25)
     offline = OfflineStrategies(
         emb,
         cache,
         calibration=judge_calibration,
         known_vectors=index_vectors(index),  # the judge reads chunk vectors, never re-embeds
         # "PostgreSQL" in a question on its docs names nothing the judge should look for
-        common_words=common_words(*chunk_counts(index.bm25), pages=page_titles(index.chunks)),
+        common_words=common_words(counts, n_chunks, pages=page_titles(index.chunks)),
         answer_model=answer_model,
         boilerplate=corpus_boilerplate(
             [
@@ -220,6 +221,7 @@ def build_pipeline(
             ]
         ),
         profile=profile,
+        vocabulary=counts,  # what the corpus mentions at all: a name it never does is a clue
     )
     deps = Deps(
         **roles_for(settings, model, emb, offline, env),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ragloop.nodes.entries import defines, page_subject
@@ -91,6 +91,27 @@ def question_names(question: str, common: frozenset[str] = frozenset()) -> list[
 def _question_names(question: str, common: frozenset[str]) -> tuple[str, ...]:
     # remembered: the judge reads the question's names once for every chunk it grades
     return tuple(n for n in identifiers(question) if n not in common)
+
+
+def unknown_names(
+    question: str, vocabulary: Mapping[str, int] | None, common: frozenset[str] = frozenset()
+) -> float:
+    """Share of the question's names (``question_names``) that the corpus never mentions: a
+    word of the name is in none of its chunks (``vocabulary``: word -> number of chunks
+    holding it, the sparse index's counts). 0 when the question names nothing or no
+    vocabulary is given.
+
+    A question about something a corpus never names ("PgBouncer's pool_mode" asked of the
+    PostgreSQL manual, "GraphQL" of a web framework's) is rarely answered by it, however close
+    its other words come; the answer's abstention reads this beside the sentence scores.
+    """
+    names = question_names(question, common)
+    if not names or not vocabulary:
+        return 0.0
+    unknown = [
+        n for n in names if any(vocabulary.get(t, 0) <= 0 for t in tokenize(n, drop_stopwords=True))
+    ]
+    return len(unknown) / len(names)
 
 
 def identifiers(text: str) -> list[str]:

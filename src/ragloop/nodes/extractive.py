@@ -225,10 +225,13 @@ async def extract(
     boilerplate: frozenset[str] = frozenset(),
     profile: str = "reference",
     table: tuple[list[Quotable], np.ndarray] | None = None,
+    unknown_names: float = 0.0,
 ) -> Extract:
     """The sentences that best answer the question, each cited ``[n]`` (see module doc).
     ``table``: the contexts' ``sentence_table`` when the caller has it (the answerer builds
-    it with its own corpus settings), else it is built here.
+    it with its own corpus settings), else it is built here. ``unknown_names``: the share of
+    the question's names the corpus never mentions (``evidence.unknown_names``), which the
+    abstention fit reads.
 
     A code block, signature, TOC line or boilerplate sentence is never quoted; a signature
     just before the chosen sentence is shown with it. The best sentence leads; the sentence
@@ -260,6 +263,7 @@ async def extract(
             relevance[ok],
             x[ok, FEATURES.index("cosine")],
             [float(c.get("evidence", 0.0)) for c in contexts],
+            unknown_names,
         )
         support, level = fit.probability(asked), fit.level
     picked = [best]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -21,6 +22,7 @@ from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.base import Answer, Assessment, Draft
+from ragloop.nodes.evidence import unknown_names
 from ragloop.nodes.extractive import AnswerWeights, Extract, extract, sentence_table
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.notfound import NOT_ANSWERED, see_also
@@ -59,6 +61,7 @@ class OfflineStrategies:
         answer_model: AnswerModel | None = None,
         boilerplate: frozenset[str] = frozenset(),
         profile: str = "reference",
+        vocabulary: Mapping[str, int] | None = None,
     ):
         # judge, answer and score embed the same texts; the memo embeds each once
         memo = embeddings if isinstance(embeddings, MemoEmbeddings) else None
@@ -88,6 +91,9 @@ class OfflineStrategies:
         self.boilerplate = boilerplate
         #: the corpus's genre profile (``sentences.PROFILES``): which features are on
         self.profile = profile
+        #: word -> number of chunks holding it (the sparse index's counts): what the corpus
+        #: mentions at all (``unknown_names``); None when not known
+        self.vocabulary = vocabulary
         #: when set, the answer says "not found" below this support instead of the level the
         #: model gives (``extractive.Extract.level``)
         self.not_found_below: float | None = None
@@ -214,7 +220,13 @@ class OfflineStrategies:
             floor_share=self.floor_share,
             boilerplate=self.boilerplate,
             table=await self.sentence_table(question, contexts),
+            unknown_names=self.unknown_names(question),
         )
+
+    def unknown_names(self, question: str) -> float:
+        """Share of the question's names this corpus never mentions (``evidence.unknown_names``;
+        0 without a vocabulary)."""
+        return unknown_names(question, self.vocabulary, self.common_words)
 
     async def answer_relevancy(
         self, question: str, answer: str, temperature: float = DEFAULT_TEMPERATURE

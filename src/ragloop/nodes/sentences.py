@@ -40,6 +40,8 @@ top_mean            the mean probability of the five best
 cosine_max          the highest cosine of a quotable sentence to the question
 cosine_mean         the mean cosine of the five closest
 evidence_max        the judge's best evidence among the read passages (0 when it gave none)
+unknown_names       share of the question's names that no chunk of the corpus holds
+                    (``evidence.unknown_names``; 0 when it names nothing)
 ==================  ===========================================================================
 """
 
@@ -72,7 +74,15 @@ FEATURES = (
     "boilerplate",
 )
 #: what the abstention model reads about the question as a whole (see the module docstring)
-QUESTION_FEATURES = ("best", "second", "top_mean", "cosine_max", "cosine_mean", "evidence_max")
+QUESTION_FEATURES = (
+    "best",
+    "second",
+    "top_mean",
+    "cosine_max",
+    "cosine_mean",
+    "evidence_max",
+    "unknown_names",
+)
 #: what a signature's line holds and a line of prose does not
 _BRACKETS = re.compile(r"[\[\](){}<>|]")
 #: features that assume a reference manual's layout (entry lines, pages about one subject)
@@ -177,10 +187,14 @@ def signature_before(q: Quotable) -> str | None:
 
 
 def question_features(
-    probability: np.ndarray, cosine: np.ndarray, evidence: Iterable[float]
+    probability: np.ndarray,
+    cosine: np.ndarray,
+    evidence: Iterable[float],
+    unknown_names: float = 0.0,
 ) -> dict[str, float]:
-    """``QUESTION_FEATURES`` from the quotable sentences' probabilities and cosines and the
-    read passages' judge evidence (empty or all 0 when no judge measured it)."""
+    """``QUESTION_FEATURES`` from the quotable sentences' probabilities and cosines, the
+    read passages' judge evidence (empty or all 0 when no judge measured it) and the share of
+    the question's names the corpus never mentions (``evidence.unknown_names``)."""
     p = np.sort(np.asarray(probability, dtype=float))[::-1]
     c = np.sort(np.asarray(cosine, dtype=float))[::-1]
     ev = [float(e) for e in evidence]
@@ -191,4 +205,5 @@ def question_features(
         "cosine_max": float(c[0]) if len(c) else 0.0,
         "cosine_mean": float(c[:5].mean()) if len(c) else 0.0,
         "evidence_max": max(ev, default=0.0),
+        "unknown_names": float(unknown_names),
     }
