@@ -132,6 +132,8 @@ def make_answer(deps: Deps) -> Any:
                 f"no sentence of the {read} passage(s) read answers"
                 f" well enough: said so, citing the {len(citations)} closest as see also"
             )
+            if why := getattr(reply, "why", None):
+                detail += f" ({why})"
         if filled:
             detail += f" ({filled} graded below the keep grade read last, to make up k)"
         if cut := getattr(reply, "cut", None):

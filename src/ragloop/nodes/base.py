@@ -57,6 +57,9 @@ class Answer(str):
     message_id: str | None = None
     #: why the reply was cut short (the reply cap), else None
     cut: str | None = None
+    #: why the answerer said "not found" (its support against its level, the question's names
+    #: the corpus never mentions), for the path; None when it gives no reason
+    why: str | None = None
 
     @classmethod
     def from_reply(cls, text: str, message_id: str | None, cut: str | None = None) -> Answer:
@@ -65,9 +68,10 @@ class Answer(str):
         return out
 
     @classmethod
-    def saying_not_found(cls, text: str) -> Answer:
+    def saying_not_found(cls, text: str, why: str | None = None) -> Answer:
         out = cls(text)
         out.not_found = True
+        out.why = why
         return out
 
 

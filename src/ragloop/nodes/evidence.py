@@ -108,10 +108,21 @@ def unknown_names(
     names = question_names(question, common)
     if not names or not vocabulary:
         return 0.0
-    unknown = [
-        n for n in names if any(vocabulary.get(t, 0) <= 0 for t in tokenize(n, drop_stopwords=True))
+    return len(names_never_mentioned(question, vocabulary, common)) / len(names)
+
+
+def names_never_mentioned(
+    question: str, vocabulary: Mapping[str, int] | None, common: frozenset[str] = frozenset()
+) -> list[str]:
+    """The question's names (``question_names``) with a word that no chunk holds, by
+    ``vocabulary`` (word -> number of chunks holding it); empty without a vocabulary."""
+    if not vocabulary:
+        return []
+    return [
+        n
+        for n in question_names(question, common)
+        if any(vocabulary.get(t, 0) <= 0 for t in tokenize(n, drop_stopwords=True))
     ]
-    return len(unknown) / len(names)
 
 
 def identifiers(text: str) -> list[str]:

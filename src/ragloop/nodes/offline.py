@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping
 
@@ -22,7 +23,7 @@ from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.base import Answer, Assessment, Draft
-from ragloop.nodes.evidence import unknown_names
+from ragloop.nodes.evidence import names_never_mentioned, unknown_names
 from ragloop.nodes.extractive import AnswerWeights, Extract, extract, sentence_table
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.notfound import NOT_ANSWERED, see_also
@@ -189,7 +190,12 @@ class OfflineStrategies:
         if found.support < level:
             see = found.closest[:3]
             lines = [see_also(contexts[n - 1], n) for n in see]
-            return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines])), see
+            why = f"support {found.support:.2f} < {level:.2f}"
+            if unknown := names_never_mentioned(question, self.vocabulary, self.common_words):
+                shown = [m.group(0) if (m := re.search(re.escape(n), question, re.I)) else n
+                         for n in unknown]  # fmt: skip
+                why += "; no document mentions " + ", ".join(shown)
+            return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines]), why), see
         return attach_code(found.text, [c.get("text", "") for c in contexts]), found.cited
 
     async def sentence_table(
