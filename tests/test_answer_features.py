@@ -411,24 +411,26 @@ def test_a_question_naming_what_the_corpus_never_mentions_is_less_supported() ->
             assert fit.probability(unknown) < fit.probability(asked)
 
 
-def test_the_answerer_says_not_found_when_the_question_names_what_the_corpus_never_does() -> None:
-    contexts = [ctx(1, "Tables", "A table holds rows of values in columns.")]
+TABLES = [ctx(1, "Tables", "A table holds rows of values in columns.")]
+
+
+def wary_of_unknown_names() -> OfflineStrategies:
+    """An answerer whose abstention reads only ``unknown_names``, over a corpus of one page."""
     fit = Abstention({"unknown_names": -10.0}, 5.0, level=0.5)
     model = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, abstain={"unjudged": fit})
     vocabulary = {"table": 1, "holds": 1, "rows": 1, "values": 1, "columns": 1}
-    answerer = OfflineStrategies(HashEmbeddings(dim=64), answer_model=model, vocabulary=vocabulary)
+    return OfflineStrategies(HashEmbeddings(dim=64), answer_model=model, vocabulary=vocabulary)
+
+
+def test_the_answerer_says_not_found_when_the_question_names_what_the_corpus_never_does() -> None:
+    answerer = wary_of_unknown_names()
     asked = "How do I store rows in a table?"
-    assert not asyncio.run(answer_step(answerer, asked, contexts, Context()))[2]
+    assert not asyncio.run(answer_step(answerer, asked, TABLES, Context()))[2]
     foreign = "How do I store rows in a MongoDB collection?"
-    assert asyncio.run(answer_step(answerer, foreign, contexts, Context()))[2]
+    assert asyncio.run(answer_step(answerer, foreign, TABLES, Context()))[2]
 
 
 def test_not_found_says_why_and_names_what_no_document_mentions() -> None:
-    contexts = [ctx(1, "Tables", "A table holds rows of values in columns.")]
-    fit = Abstention({"unknown_names": -10.0}, 5.0, level=0.5)
-    model = AnswerModel(coef={"cosine": 1.0}, intercept=0.0, abstain={"unjudged": fit})
-    vocabulary = {"table": 1, "holds": 1, "rows": 1, "values": 1, "columns": 1}
-    answerer = OfflineStrategies(HashEmbeddings(dim=64), answer_model=model, vocabulary=vocabulary)
     asked = "How do I store rows in a MongoDB collection?"
-    reply, _ = asyncio.run(answerer.answer(asked, contexts))
+    reply, _ = asyncio.run(wary_of_unknown_names().answer(asked, TABLES))
     assert reply.not_found and "< 0.50" in reply.why and "no document mentions MongoDB" in reply.why
