@@ -396,6 +396,14 @@ def test_unknown_names_is_the_share_of_names_the_corpus_never_mentions(
     assert unknown_names(question, None) == 0.0  # no vocabulary: no clue either way
 
 
+def test_a_dotted_or_hyphenated_name_is_mentioned_when_all_its_parts_are() -> None:
+    from ragloop.nodes.evidence import names_never_mentioned
+
+    vocabulary = {"path": 9, "exists": 3, "card": 2, "52": 1, "read_excel": 1}
+    asked = "Does `Path.exists` follow links, and what is `pandas.read_excel`? a `52-card` deck?"
+    assert names_never_mentioned(asked, vocabulary) == ["pandas.read_excel"]
+
+
 def test_a_question_naming_what_the_corpus_never_mentions_is_less_supported() -> None:
     # the shipped fits read unknown_names: the same read sentences support an answer less
     # when the question's names appear nowhere in the corpus (both fits, both models)

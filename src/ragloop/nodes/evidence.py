@@ -115,13 +115,25 @@ def names_never_mentioned(
     question: str, vocabulary: Mapping[str, int] | None, common: frozenset[str] = frozenset()
 ) -> list[str]:
     """The question's names (``question_names``) with a word that no chunk holds, by
-    ``vocabulary`` (word -> number of chunks holding it); empty without a vocabulary."""
+    ``vocabulary`` (word -> number of chunks holding it); empty without a vocabulary.
+
+    A dotted, hyphenated or slashed word counts as held when all its parts are, as the sparse
+    index reads it: "Path.exists" asked of docs that write ``exists()`` under ``pathlib.Path``,
+    "a 52-card deck", "out.log"; "pandas.read_excel" asked of the Python library is not.
+    """
     if not vocabulary:
         return []
+
+    def held(word: str) -> bool:
+        if vocabulary.get(word, 0) > 0:
+            return True
+        parts = [p for p in re.split(r"[-./]", word) if p]
+        return len(parts) > 1 and all(vocabulary.get(p, 0) > 0 for p in parts)
+
     return [
         n
         for n in question_names(question, common)
-        if any(vocabulary.get(t, 0) <= 0 for t in tokenize(n, drop_stopwords=True))
+        if not all(held(t) for t in tokenize(n, drop_stopwords=True))
     ]
 
 
