@@ -68,6 +68,11 @@ def test_the_model_file_records_its_provenance(calibrated):
     assert set(held) == {"model", "shipped"} and all(0 <= v <= 1 for v in held.values())
     assert p["testset"]["kinds"]["unanswerable"] > 0
     assert 0 < model.floor_share <= 1 and 0 <= model.not_found_below < 0.3
+    # "not found" is the shipped fit's question-level abstention (generated questions do not
+    # separate the answerable from the unanswerable), so a calibrated index keeps abstaining
+    shipped = load_model(embeddings_model=p["embeddings_model"])
+    assert shipped is not None and model.abstain == shipped.abstain and model.abstain
+    assert p["abstention"] == "the shipped fit's"
 
 
 def test_the_answer_uses_the_index_calibration(calibrated):

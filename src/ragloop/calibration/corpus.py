@@ -175,6 +175,9 @@ def fit_model(
         link="logistic",
         not_found_below=fit.not_found_below,
         floor_share=fit.floor_share,
+        # "not found" stays the shipped question-level fit's: on generated questions no level
+        # tells the answerable from the unanswerable ones (docs/answer-quality.md)
+        abstain=dict(baseline.abstain) if baseline else {},
         stop_level=fit.stop_level,
         provenance={
             "training_data": ROWS_FILE,
@@ -191,6 +194,7 @@ def fit_model(
             "features": list(rows.features),
             "held_out": fit.scores,
             "tradeoff_train": [[t, round(a, 3), round(u, 3)] for t, a, u in fit.curve],
+            "abstention": "the shipped fit's" if baseline and baseline.abstain else "none",
             **(extra or {}),
         },
     )
