@@ -191,27 +191,43 @@ async def run_corpus(
     with FakeOpenAIServer(reply(sim), delay=latency) as server:
         chat = get_chat_model("openai:simulated", env=server.env(), max_retries=0, timeout=30)
         pipe = corpus.pipeline(with_llm_retries(chat, 1))
-        for noise in noises:
-            sim.noise = noise
-            started = time.perf_counter()
-            for case in corpus.cases:
-                row: dict[str, Any] = {"corpus": corpus.name, "noise": noise, "kind": case.kind}
-                for system, run in (("loop", _loop), ("naive", _naive)):
-                    before, t0 = server.count(), time.perf_counter()
-                    out = await run(pipe, case)
-                    out["calls"] = server.count() - before
-                    out["wall"] = time.perf_counter() - t0
-                    row.update({f"{system}_{k}": v for k, v in out.items()})
-                row["question"] = case.question
-                rows.append(row)
-            print(
-                f"  {corpus.name} noise {noise:g}: {len(corpus.cases)} questions in "
-                f"{time.perf_counter() - started:.0f} s; model calls by step {sim.calls}",
-                file=sys.stderr,
-                flush=True,
-            )
-            sim.calls = {}
+        try:
+            await _ask_every_question(corpus, noises, sim, server, pipe, rows)
+        finally:  # the client's pooled connection is bound to this (short-lived) event loop
+            await chat.root_async_client.close()
     return rows
+
+
+async def _ask_every_question(
+    corpus: Corpus,
+    noises: list[float],
+    sim: SimulatedLLM,
+    server: FakeOpenAIServer,
+    pipe: Any,
+    rows: list[dict[str, Any]],
+) -> None:
+    """Each question of ``corpus`` through the loop and naive RAG at each noise level, its row
+    appended to ``rows``."""
+    for noise in noises:
+        sim.noise = noise
+        started = time.perf_counter()
+        for case in corpus.cases:
+            row: dict[str, Any] = {"corpus": corpus.name, "noise": noise, "kind": case.kind}
+            for system, run in (("loop", _loop), ("naive", _naive)):
+                before, t0 = server.count(), time.perf_counter()
+                out = await run(pipe, case)
+                out["calls"] = server.count() - before
+                out["wall"] = time.perf_counter() - t0
+                row.update({f"{system}_{k}": v for k, v in out.items()})
+            row["question"] = case.question
+            rows.append(row)
+        print(
+            f"  {corpus.name} noise {noise:g}: {len(corpus.cases)} questions in "
+            f"{time.perf_counter() - started:.0f} s; model calls by step {sim.calls}",
+            file=sys.stderr,
+            flush=True,
+        )
+        sim.calls = {}
 
 
 #: (label, value of a row or None to leave it out, rows: "a" answerable / "u" unanswerable)
