@@ -442,3 +442,6 @@ def test_not_found_says_why_and_names_what_no_document_mentions() -> None:
     asked = "How do I store rows in a MongoDB collection?"
     reply, _ = asyncio.run(wary_of_unknown_names().answer(asked, TABLES))
     assert reply.not_found and "< 0.50" in reply.why and "no document mentions MongoDB" in reply.why
+    # the answer itself says so too, for a reader who never sees the path
+    assert reply.startswith("The documents do not seem to answer this. None of them mentions "
+                            "MongoDB. See also, the closest passages: Tables [1];")  # fmt: skip

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ragloop.state import ContextItem
 
 #: what the answer says when nothing relevant was kept at all
 NOT_FOUND = "I could not find an answer to this in the sources I can search."
-#: what the offline answer says when every sentence it read is weak evidence
-NOT_ANSWERED = "The documents do not seem to answer this. See also, the closest passages:"
+#: what the offline answer says when every sentence it read is weak evidence: the verdict,
+#: then (``not_answered``) what no document mentions, then the closest passages
+NOT_ANSWERED_LEAD = "The documents do not seem to answer this."
+SEE_ALSO = "See also, the closest passages:"
+NOT_ANSWERED = f"{NOT_ANSWERED_LEAD} {SEE_ALSO}"
+
+
+def not_answered(lines: Sequence[str], unknown: Sequence[str] = ()) -> str:
+    """The "not found" answer: the verdict, the question's names no document mentions (as the
+    user wrote them), and the "see also" ``lines``."""
+    said = [NOT_ANSWERED_LEAD]
+    if unknown:
+        said.append(f"None of them mentions {', '.join(unknown)}.")
+    return " ".join([*said, SEE_ALSO, *lines])
 
 
 def see_also(ctx: ContextItem, n: int) -> str:

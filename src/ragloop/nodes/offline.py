@@ -26,7 +26,7 @@ from ragloop.nodes.base import Answer, Assessment, Draft
 from ragloop.nodes.evidence import names_never_mentioned, unknown_names
 from ragloop.nodes.extractive import AnswerWeights, Extract, extract, sentence_table
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
-from ragloop.nodes.notfound import NOT_ANSWERED, see_also
+from ragloop.nodes.notfound import not_answered, see_also
 from ragloop.nodes.offline_judge import (
     JudgeCalibration,
     evidence_of,
@@ -191,11 +191,12 @@ class OfflineStrategies:
             see = found.closest[:3]
             lines = [see_also(contexts[n - 1], n) for n in see]
             why = f"support {found.support:.2f} < {level:.2f}"
-            if unknown := names_never_mentioned(question, self.vocabulary, self.common_words):
-                shown = [m.group(0) if (m := re.search(re.escape(n), question, re.I)) else n
-                         for n in unknown]  # fmt: skip
+            unknown = names_never_mentioned(question, self.vocabulary, self.common_words)
+            shown = [m.group(0) if (m := re.search(re.escape(n), question, re.I)) else n
+                     for n in unknown]  # fmt: skip
+            if shown:
                 why += "; no document mentions " + ", ".join(shown)
-            return Answer.saying_not_found(" ".join([NOT_ANSWERED, *lines]), why), see
+            return Answer.saying_not_found(not_answered(lines, shown), why), see
         return attach_code(found.text, [c.get("text", "") for c in contexts]), found.cited
 
     async def sentence_table(
