@@ -5,13 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from ragloop.nodes.entries import page_subject, subject_entry
-from ragloop.nodes.extractive import (
-    AnswerWeights,
-    entry,
-    name_weights,
-    quotable_sentences,
-)
+from ragloop.nodes.extractive import AnswerWeights
 from ragloop.nodes.offline import OfflineStrategies
+from ragloop.nodes.sentences import entry, name_weights, quotable
 from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
 
@@ -34,7 +30,8 @@ def test_a_sentence_that_is_or_follows_the_defining_line_is_the_names_entry():
     assert entry(["alter view"], "Only the owner may run ALTER VIEW on it.", "A note.") == 0.0
     # the piece before each quotable sentence is what its chunk says just above it
     ctx = _ctx(4, "9.11", "lseg ( box ) → lseg\n\nExtracts the box's diagonal as a segment.")
-    sentence, n, heading, before = quotable_sentences([ctx])[-1]
+    q = quotable([ctx])[-1]
+    sentence, n, heading, before = q.sentence, q.n, q.heading, q.before
     assert sentence.startswith("Extracts")
     assert (n, heading, before) == (1, "9.11", "lseg ( box ) → lseg")
 

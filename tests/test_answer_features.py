@@ -21,7 +21,6 @@ from ragloop.errors import ConfigError
 from ragloop.graph.result import RunResult
 from ragloop.nodes.answer import NOT_ANSWERED, answer_step
 from ragloop.nodes.answer_model import Abstention, AnswerModel, from_dict
-from ragloop.nodes.extractive import sentence_table
 from ragloop.nodes.lines import (
     choose_profile,
     is_code,
@@ -31,7 +30,13 @@ from ragloop.nodes.lines import (
     repeated_sentences,
 )
 from ragloop.nodes.offline import OfflineStrategies
-from ragloop.nodes.sentences import FEATURES, GENRE, QUESTION_FEATURES, question_features
+from ragloop.nodes.sentences import (
+    FEATURES,
+    GENRE,
+    QUESTION_FEATURES,
+    question_features,
+    sentence_table,
+)
 from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
 
@@ -381,7 +386,8 @@ def test_the_answerer_scores_and_records_sentences_with_its_own_corpus_settings(
 def test_unknown_names_is_the_share_of_names_the_corpus_never_mentions(
     known: list[str], foreign: list[str]
 ) -> None:
-    from ragloop.nodes.evidence import question_names, unknown_names
+    from ragloop.nodes.evidence import question_names
+    from ragloop.nodes.vocabulary import unknown_names
 
     vocabulary = {"reindex": 3, "pg_dump": 1, "os.path": 2, "kx-217": 1, "table": 40}
     names = [f"`{n}`" for n in [*known, *foreign]]
@@ -397,7 +403,7 @@ def test_unknown_names_is_the_share_of_names_the_corpus_never_mentions(
 
 
 def test_a_dotted_or_hyphenated_name_is_mentioned_when_all_its_parts_are() -> None:
-    from ragloop.nodes.evidence import names_never_mentioned
+    from ragloop.nodes.vocabulary import names_never_mentioned
 
     vocabulary = {"path": 9, "exists": 3, "card": 2, "52": 1, "read_excel": 1}
     asked = "Does `Path.exists` follow links, and what is `pandas.read_excel`? a `52-card` deck?"

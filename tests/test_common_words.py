@@ -6,8 +6,9 @@ import asyncio
 
 from langchain_core.documents import Document
 
-from ragloop.nodes.evidence import common_words, lexical, question_names, terms
+from ragloop.nodes.evidence import lexical, question_names, terms
 from ragloop.nodes.offline import OfflineStrategies
+from ragloop.nodes.vocabulary import common_words
 from ragloop.retrievers.sparse import build_bm25, chunk_counts, page_titles
 from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
@@ -78,7 +79,7 @@ def test_judge_and_answer_prefer_the_entry_line_to_the_product_name():
 
 
 def test_the_pipeline_reads_the_common_words_of_its_own_index(tmp_path, wordllama, monkeypatch):
-    import ragloop.nodes.evidence as evidence
+    import ragloop.nodes.vocabulary as vocabulary
     from ragloop.config import load_settings
     from ragloop.pipeline import build_pipeline
     from tests.conftest import CORPUS
@@ -86,7 +87,7 @@ def test_the_pipeline_reads_the_common_words_of_its_own_index(tmp_path, wordllam
     settings = load_settings(index_dir=tmp_path / "idx", corpus_dir=CORPUS, embeddings="wordllama")
     small = build_pipeline(settings, env={}, embeddings=wordllama)
     assert small.deps.strategies.common_words == frozenset()  # a small base has none
-    monkeypatch.setattr(evidence, "COMMON_MIN_CHUNKS", 1)
+    monkeypatch.setattr(vocabulary, "COMMON_MIN_CHUNKS", 1)
     pipe = build_pipeline(settings, env={}, embeddings=wordllama)
     index = pipe.deps.retrievers.index
     counts, n = chunk_counts(index.bm25)

@@ -152,7 +152,7 @@ def test_a_long_heading_path_does_not_outweigh_the_sentence_that_answers():
 def test_a_name_every_context_gives_does_not_outvote_the_one_that_marks_the_answer():
     # before: "Kestrel Dock" in every heading earned every sentence the full name bonus, so
     # the section headed by DK-04 (whose fix does not repeat the code) lost to the page intro
-    from ragloop.nodes.extractive import name_weights
+    from ragloop.nodes.sentences import name_weights
     from tests.fakes.embeddings import HashEmbeddings
 
     question = "How do I clear DK-04 on the Kestrel Dock?"

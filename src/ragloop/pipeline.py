@@ -140,11 +140,11 @@ def build_pipeline(
     from ragloop.embeddings import model_id
     from ragloop.nodes.answer_cache import demo_cache_for, is_demo_index
     from ragloop.nodes.answer_model import model_for_index
-    from ragloop.nodes.evidence import common_words
     from ragloop.nodes.lines import choose_profile, corpus_boilerplate
     from ragloop.nodes.memo import index_vectors
     from ragloop.nodes.offline import OfflineStrategies
     from ragloop.nodes.offline_judge import calibration_for
+    from ragloop.nodes.vocabulary import common_words
     from ragloop.providers import describe_model, get_embeddings
     from ragloop.retrievers.index import open_index
     from ragloop.retrievers.registry import LazyRetrievers, get_retriever

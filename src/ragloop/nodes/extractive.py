@@ -14,28 +14,21 @@ the judge's evidence too; others the ``unjudged`` one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_model import AnswerModel
-from ragloop.nodes.entries import defines, subject_entry
-from ragloop.nodes.evidence import name_match, question_names
 from ragloop.nodes.lines import key
 from ragloop.nodes.sentences import (
     FEATURES,
-    PROFILES,
     Quotable,
     flawed,
-    lexical_features,
     question_features,
-    quotable,
+    sentence_table,
     signature_before,
 )
 from ragloop.state import ContextItem
-from ragloop.text import split_sentences
 
 
 @dataclass(frozen=True)
@@ -61,84 +54,6 @@ class AnswerWeights:
     subject_entry: float = 0.2
 
 
-def named(
-    names: list[str], text: str, heading: bool = False, weights: dict[str, float] | None = None
-) -> float:
-    """How surely ``text`` names one of ``names`` (dotted names by their last part too),
-    each name counted by its weight when ``weights`` are given (see ``name_weights``)."""
-    return max(
-        ((weights or {}).get(n, 1.0) * name_match(n, text, heading) for n in names), default=0.0
-    )
-
-
-def entry(
-    names: list[str], sentence: str, before: str, weights: dict[str, float] | None = None
-) -> float:
-    """How surely ``sentence`` is a name's own entry: it starts with the name written as a
-    signature, term or entry line, or the line just before it does (``entries.defines``)."""
-    return max(
-        (
-            (weights or {}).get(n, 1.0) * max(defines(n, sentence), defines(n, before))
-            for n in names
-        ),
-        default=0.0,
-    )
-
-
-def name_weights(
-    names: list[str], contexts: list[ContextItem], *, defining: bool = False
-) -> dict[str, float]:
-    """How much each name tells the read contexts apart: 1 when at most half of them name it
-    (in the heading path or the text), falling to 0 when all do. With ``defining``, only a
-    context holding the name's entry line counts (``entries.defines``).
-
-    "How do I clear DK-04 on the Kestrel Dock?" names the dock on every page of its base, so
-    only DK-04 marks where the answer is; "PostgreSQL" in a question on the PostgreSQL docs
-    likewise. "ALTER VIEW" is mentioned by every chunk of its page, but only one holds
-    "ALTER VIEW — change the definition of a view".
-    """
-    if len(contexts) < 2:
-        return dict.fromkeys(names, 1.0)
-    out = {}
-    for n in names:
-        if defining:
-            share = sum(bool(defines(n, c.get("text", ""))) for c in contexts) / len(contexts)
-        else:
-            share = sum(
-                bool(name_match(n, f"{c.get('title', '')}\n{c.get('text', '')}")) for c in contexts
-            ) / len(contexts)
-        out[n] = min(1.0, 2.0 * (1.0 - share))
-    return out
-
-
-def quotable_sentences(contexts: list[ContextItem]) -> list[tuple[str, int, str, str]]:
-    """(sentence, context number from 1, heading it sits under, the piece of text just before
-    it in its chunk) of every sentence an answer may quote: four words or more,
-    headings themselves left out."""
-    out: list[tuple[str, int, str, str]] = []
-    for n, ctx in enumerate(contexts, start=1):
-        heading = str(ctx.get("title") or "")
-        before = ""
-        for sent in split_sentences(ctx["text"]):
-            if sent.startswith("#"):
-                heading = sent.lstrip("#").strip()
-            elif len(sent.split()) >= 4:
-                out.append((sent, n, heading, before))
-            before = sent
-    return out
-
-
-def defines_subject(context: ContextItem) -> float:
-    """1 when a quotable sentence of ``context`` starts with the subject of the section it
-    sits under, or is (or follows) that subject's entry line (``entries.subject_entry``):
-    "REINDEX rebuilds an index ..." under "REINDEX › Description", "Reverse the order of
-    the items in the array." under "array.array.reverse" after its signature "reverse()"."""
-    return max(
-        (subject_entry(s, before, h) for s, _, h, before in quotable_sentences([context])),
-        default=0.0,
-    )
-
-
 def repeats(sentence_key: str, said: list[str]) -> bool:
     """The sentence (by ``lines.key``) is one already quoted, or part of one, or holds one:
     overlapping chunks repeat a sentence, and a chunk cut inside it holds only its start."""
@@ -158,38 +73,6 @@ class Extract:
     support: float
     closest: list[int]
     level: float = 0.0
-
-
-async def sentence_table(
-    embeddings: Embeddings,
-    question: str,
-    contexts: list[ContextItem],
-    *,
-    common: frozenset[str] = frozenset(),
-    boilerplate: frozenset[str] = frozenset(),
-    profile: str = "reference",
-    spread_names: bool = True,
-) -> tuple[list[Quotable], np.ndarray]:
-    """The quotable sentences of the contexts and their (sentences x ``FEATURES``) matrix."""
-    quotes = quotable(contexts)
-    if not quotes:
-        return [], np.zeros((0, len(FEATURES)))
-    titles = sorted({q.heading for q in quotes})
-    unit = await unit_vectors(embeddings, [question, *(q.sentence for q in quotes), *titles])
-    qv, vecs = unit[0], unit[1 : 1 + len(quotes)]
-    of_title = dict(zip(titles, (unit[1 + len(quotes) :] @ qv).tolist(), strict=True))
-    ids = question_names(question, common)
-    spread = name_weights(ids, contexts) if spread_names else {}
-    defined = name_weights(ids, contexts, defining=True) if spread_names else {}
-    on = PROFILES.get(profile, PROFILES["generic"])
-    rows = []
-    for q, cos in zip(quotes, (vecs @ qv).tolist(), strict=True):
-        f = lexical_features(question, q, ids, spread, defined, boilerplate, on)
-        f["cosine"] = cos
-        f["heading_cosine"] = of_title[q.heading]
-        f["evidence"] = float(contexts[q.n - 1].get("evidence", 0.0))
-        rows.append([f[name] for name in FEATURES])
-    return quotes, np.array(rows, dtype=float)
 
 
 def handset(
@@ -230,7 +113,7 @@ async def extract(
     """The sentences that best answer the question, each cited ``[n]`` (see module doc).
     ``table``: the contexts' ``sentence_table`` when the caller has it (the answerer builds
     it with its own corpus settings), else it is built here. ``unknown_names``: the share of
-    the question's names the corpus never mentions (``evidence.unknown_names``), which the
+    the question's names the corpus never mentions (``vocabulary.unknown_names``), which the
     abstention fit reads.
 
     A code block, signature, TOC line or boilerplate sentence is never quoted; a signature
@@ -293,16 +176,3 @@ async def extract(
         parts.append(f"{lead}{quotes[i].sentence} [{quotes[i].n}]")
     closest = list(dict.fromkeys(quotes[i].n for i in ranked))
     return Extract(" ".join(parts), [quotes[i].n for i in picked], support, closest, level)
-
-
-async def extractive_answer(
-    embeddings: Embeddings,
-    question: str,
-    contexts: list[ContextItem],
-    weights: AnswerWeights,
-    **options: Any,
-) -> tuple[str, list[int]]:
-    """``extract``'s text and cited context numbers (1-based)."""
-    options.pop("diversity", None)
-    found = await extract(embeddings, question, contexts, weights, **options)
-    return found.text, found.cited

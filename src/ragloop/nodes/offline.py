@@ -23,8 +23,7 @@ from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.base import Answer, Assessment, Draft
-from ragloop.nodes.evidence import names_never_mentioned, unknown_names
-from ragloop.nodes.extractive import AnswerWeights, Extract, extract, sentence_table
+from ragloop.nodes.extractive import AnswerWeights, Extract, extract
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.notfound import not_answered, see_also
 from ragloop.nodes.offline_judge import (
@@ -34,7 +33,8 @@ from ragloop.nodes.offline_judge import (
     recall_of,
     signals,
 )
-from ragloop.nodes.sentences import Quotable
+from ragloop.nodes.sentences import Quotable, sentence_table
+from ragloop.nodes.vocabulary import names_never_mentioned, unknown_names
 from ragloop.state import ContextItem
 from ragloop.text import STOPWORDS, split_sentences, token_f1, tokenize
 
@@ -84,7 +84,7 @@ class OfflineStrategies:
         #: a sentence is quoted only when it scores this share of the best one
         self.floor_share = 0.7
         #: the corpus's own words ("PostgreSQL" on its docs): never a name the judge or the
-        #: answer looks for (``evidence.common_words``; empty when the corpus is small)
+        #: answer looks for (``vocabulary.common_words``; empty when the corpus is small)
         self.common_words = common_words
         #: a fitted sentence scorer (``answer_model``); None scores with ``answer_weights``
         self.answer_model = answer_model
@@ -231,7 +231,7 @@ class OfflineStrategies:
         )
 
     def unknown_names(self, question: str) -> float:
-        """Share of the question's names this corpus never mentions (``evidence.unknown_names``;
+        """Share of the question's names this corpus never mentions (``vocabulary.unknown_names``;
         0 without a vocabulary)."""
         return unknown_names(question, self.vocabulary, self.common_words)
 

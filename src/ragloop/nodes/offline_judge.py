@@ -5,7 +5,7 @@ evidence = semantic part (question vs chunk cosine, mapped to 0..1 per embedding
          + heading part (the heading path's coverage of the terms),
 then, when the question names something, blended with how surely the heading (or the text)
 names it. One of the corpus's own words ("PostgreSQL" on its docs: in over a tenth of its
-chunks, ``evidence.common_words``) counts as neither a name nor a term. Grades: 2 at
+chunks, ``vocabulary.common_words``) counts as neither a name nor a term. Grades: 2 at
 ``grade2`` and above, 1 at ``grade1``; service-mode recall is the best
 evidence in hand, so it is graded, never 0/1.
 
@@ -188,7 +188,7 @@ def evidence_of(
     common: frozenset[str] = frozenset(),
 ) -> list[Evidence]:
     """Evidence of each judged text (``heading-path newline body``) given unit vectors; the
-    corpus's own words (``common``, see ``evidence.common_words``) are not names or terms."""
+    corpus's own words (``common``, see ``vocabulary.common_words``) are not names or terms."""
     has_names = bool(question_names(question, common))
     out = []
     for text, vec in zip(texts, vecs, strict=True):

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from ragloop.errors import ConfigError
-from ragloop.nodes.extractive import defines_subject
+from ragloop.nodes.sentences import defines_subject
 from ragloop.state import ContextItem
 
 #: what a chunk that says what its section's subject does adds to its evidence in the reading
@@ -30,7 +30,7 @@ def judge_order(contexts: list[ContextItem], nameless: bool = False) -> list[Con
     evidence (an LLM judge) equal grades keep the order in which they were found.
 
     When the question names nothing (``nameless``), a chunk with a sentence that says what
-    its section's subject does ("REINDEX rebuilds an index ...", ``extractive.defines_subject``)
+    its section's subject does ("REINDEX rebuilds an index ...", ``sentences.defines_subject``)
     adds ``SUBJECT_BONUS`` to its evidence: the answer reads the best k, and the judge
     scores such a chunk by the question's words, which the subject's own line seldom
     repeats. The bonus orders reading only: inside the judge's evidence it would stop the

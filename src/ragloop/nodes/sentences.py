@@ -8,7 +8,7 @@ cosine              the sentence's cosine to the question (sentences embedded al
 heading_cosine      the cosine of the heading it sits under to the question
 terms               share of the question's words the sentence and its heading hold
 name_sentence       the sentence names what the question names (a name all read chunks give
-                    counts less: ``extractive.name_weights``)
+                    counts less: ``name_weights``)
 name_heading        its heading names it
 name_entry          the sentence is, or follows, the name's entry line ("abs(X)", "wal_buffers
                     (integer)", "ALTER VIEW — ...")                        [reference profile]
@@ -22,6 +22,8 @@ toc                 an index, contents or table block (dot leaders, rows of cell
 boilerplate         a sentence found on a fifth of the corpus's pages or more
 ==================  ===========================================================================
 
+``sentence_table`` builds the matrix for the passages read (each sentence, and each heading,
+embedded with the question; a name every read passage gives counts less: ``name_weights``).
 ``code``, ``toc`` and ``boilerplate`` sentences are never quoted (``flawed``); they stay
 features so a fitted model can also learn what their neighbours are worth. Nor is a question
 (a sentence ending in "?": a FAQ's or a blog's own question states no answer, and it is the
@@ -41,7 +43,7 @@ cosine_max          the highest cosine of a quotable sentence to the question
 cosine_mean         the mean cosine of the five closest
 evidence_max        the judge's best evidence among the read passages (0 when it gave none)
 unknown_names       share of the question's names that no chunk of the corpus holds
-                    (``evidence.unknown_names``; 0 when it names nothing)
+                    (``vocabulary.unknown_names``; 0 when it names nothing)
 ==================  ===========================================================================
 """
 
@@ -52,9 +54,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from langchain_core.embeddings import Embeddings
 
+from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.entries import defines, subject_entry
-from ragloop.nodes.evidence import name_match
+from ragloop.nodes.evidence import name_match, question_names
 from ragloop.nodes.lines import is_code, is_question, is_toc, key
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences, token_recall
@@ -141,24 +145,14 @@ def lexical_features(
     profile: frozenset[str],
 ) -> dict[str, float]:
     """The features of one sentence that need no embeddings (see the module docstring)."""
-
-    def named(text: str, heading: bool = False) -> float:
-        return max((spread.get(n, 1.0) * name_match(n, text, heading) for n in names), default=0)
-
     genre = {
-        "name_entry": max(
-            (
-                defined.get(n, 1.0) * max(defines(n, q.sentence), defines(n, q.before))
-                for n in names
-            ),
-            default=0.0,
-        ),
+        "name_entry": entry(names, q.sentence, q.before, defined),
         "subject_entry": 0.0 if names else subject_entry(q.sentence, q.before, q.heading),
     }
     out = {
         "terms": token_recall(question, f"{q.heading}: {q.sentence}"),
-        "name_sentence": named(q.sentence),
-        "name_heading": named(q.heading, heading=True),
+        "name_sentence": named(names, q.sentence, weights=spread),
+        "name_heading": named(names, q.heading, heading=True, weights=spread),
         "first": q.first,
         "code": float(is_code(q.sentence)),
         "toc": float(is_toc(q.sentence)),
@@ -194,7 +188,7 @@ def question_features(
 ) -> dict[str, float]:
     """``QUESTION_FEATURES`` from the quotable sentences' probabilities and cosines, the
     read passages' judge evidence (empty or all 0 when no judge measured it) and the share of
-    the question's names the corpus never mentions (``evidence.unknown_names``)."""
+    the question's names the corpus never mentions (``vocabulary.unknown_names``)."""
     p = np.sort(np.asarray(probability, dtype=float))[::-1]
     c = np.sort(np.asarray(cosine, dtype=float))[::-1]
     ev = [float(e) for e in evidence]
@@ -207,3 +201,96 @@ def question_features(
         "evidence_max": max(ev, default=0.0),
         "unknown_names": float(unknown_names),
     }
+
+
+def named(
+    names: list[str], text: str, heading: bool = False, weights: dict[str, float] | None = None
+) -> float:
+    """How surely ``text`` names one of ``names`` (dotted names by their last part too),
+    each name counted by its weight when ``weights`` are given (see ``name_weights``)."""
+    return max(
+        ((weights or {}).get(n, 1.0) * name_match(n, text, heading) for n in names), default=0.0
+    )
+
+
+def entry(
+    names: list[str], sentence: str, before: str, weights: dict[str, float] | None = None
+) -> float:
+    """How surely ``sentence`` is a name's own entry: it starts with the name written as a
+    signature, term or entry line, or the line just before it does (``entries.defines``)."""
+    return max(
+        (
+            (weights or {}).get(n, 1.0) * max(defines(n, sentence), defines(n, before))
+            for n in names
+        ),
+        default=0.0,
+    )
+
+
+def name_weights(
+    names: list[str], contexts: list[ContextItem], *, defining: bool = False
+) -> dict[str, float]:
+    """How much each name tells the read contexts apart: 1 when at most half of them name it
+    (in the heading path or the text), falling to 0 when all do. With ``defining``, only a
+    context holding the name's entry line counts (``entries.defines``).
+
+    "How do I clear DK-04 on the Kestrel Dock?" names the dock on every page of its base, so
+    only DK-04 marks where the answer is; "PostgreSQL" in a question on the PostgreSQL docs
+    likewise. "ALTER VIEW" is mentioned by every chunk of its page, but only one holds
+    "ALTER VIEW — change the definition of a view".
+    """
+    if len(contexts) < 2:
+        return dict.fromkeys(names, 1.0)
+    out = {}
+    for n in names:
+        if defining:
+            share = sum(bool(defines(n, c.get("text", ""))) for c in contexts) / len(contexts)
+        else:
+            share = sum(
+                bool(name_match(n, f"{c.get('title', '')}\n{c.get('text', '')}")) for c in contexts
+            ) / len(contexts)
+        out[n] = min(1.0, 2.0 * (1.0 - share))
+    return out
+
+
+def defines_subject(context: ContextItem) -> float:
+    """1 when a quotable sentence of ``context`` starts with the subject of the section it
+    sits under, or is (or follows) that subject's entry line (``entries.subject_entry``):
+    "REINDEX rebuilds an index ..." under "REINDEX › Description", "Reverse the order of
+    the items in the array." under "array.array.reverse" after its signature "reverse()"."""
+    return max(
+        (subject_entry(q.sentence, q.before, q.heading) for q in quotable([context])),
+        default=0.0,
+    )
+
+
+async def sentence_table(
+    embeddings: Embeddings,
+    question: str,
+    contexts: list[ContextItem],
+    *,
+    common: frozenset[str] = frozenset(),
+    boilerplate: frozenset[str] = frozenset(),
+    profile: str = "reference",
+    spread_names: bool = True,
+) -> tuple[list[Quotable], np.ndarray]:
+    """The quotable sentences of the contexts and their (sentences x ``FEATURES``) matrix."""
+    quotes = quotable(contexts)
+    if not quotes:
+        return [], np.zeros((0, len(FEATURES)))
+    titles = sorted({q.heading for q in quotes})
+    unit = await unit_vectors(embeddings, [question, *(q.sentence for q in quotes), *titles])
+    qv, vecs = unit[0], unit[1 : 1 + len(quotes)]
+    of_title = dict(zip(titles, (unit[1 + len(quotes) :] @ qv).tolist(), strict=True))
+    ids = question_names(question, common)
+    spread = name_weights(ids, contexts) if spread_names else {}
+    defined = name_weights(ids, contexts, defining=True) if spread_names else {}
+    on = PROFILES.get(profile, PROFILES["generic"])
+    rows = []
+    for q, cos in zip(quotes, (vecs @ qv).tolist(), strict=True):
+        f = lexical_features(question, q, ids, spread, defined, boilerplate, on)
+        f["cosine"] = cos
+        f["heading_cosine"] = of_title[q.heading]
+        f["evidence"] = float(contexts[q.n - 1].get("evidence", 0.0))
+        rows.append([f[name] for name in FEATURES])
+    return quotes, np.array(rows, dtype=float)
