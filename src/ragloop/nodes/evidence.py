@@ -80,6 +80,12 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.]){body}(?![\w])", re.IGNORECASE)
 
 
+def written_as(name: str, text: str) -> str:
+    """``name`` as ``text`` writes it ("GraphQL" for the name "graphql"), else ``name``."""
+    found = _name_pattern(name).search(text or "")
+    return found.group(0) if found else name
+
+
 def name_match(name: str, text: str, heading: bool = False) -> float:
     """How surely ``text`` mentions ``name``: 1 for the full name, less for its last part.
 

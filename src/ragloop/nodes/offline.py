@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Mapping
 
@@ -23,6 +22,7 @@ from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.answer_cache import AnswerCache
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.base import Answer, Assessment, Draft
+from ragloop.nodes.evidence import written_as
 from ragloop.nodes.extractive import AnswerWeights, Extract, extract
 from ragloop.nodes.memo import Lookup, MemoEmbeddings
 from ragloop.nodes.notfound import not_answered, see_also
@@ -192,8 +192,7 @@ class OfflineStrategies:
             lines = [see_also(contexts[n - 1], n) for n in see]
             why = f"support {found.support:.2f} < {level:.2f}"
             unknown = names_never_mentioned(question, self.vocabulary, self.common_words)
-            shown = [m.group(0) if (m := re.search(re.escape(n), question, re.I)) else n
-                     for n in unknown]  # fmt: skip
+            shown = [written_as(n, question) for n in unknown]
             if shown:
                 why += "; no document mentions " + ", ".join(shown)
             return Answer.saying_not_found(not_answered(lines, shown), why), see
