@@ -449,5 +449,14 @@ def test_not_found_says_why_and_names_what_no_document_mentions() -> None:
     reply, _ = asyncio.run(wary_of_unknown_names().answer(asked, TABLES))
     assert reply.not_found and "< 0.50" in reply.why and "no document mentions MongoDB" in reply.why
     # the answer itself says so too, for a reader who never sees the path
-    assert reply.startswith("The documents do not seem to answer this. None of them mentions "
-                            "MongoDB. See also, the closest passages: Tables [1];")  # fmt: skip
+    assert reply == ("The documents do not seem to answer this. None of them mentions "
+                     "MongoDB. See also, the closest passages: Tables [1].")  # fmt: skip
+
+
+def test_see_also_lists_passages_as_one_sentence() -> None:
+    from ragloop.nodes.notfound import not_answered, see_also
+
+    items = [see_also({"title": "A › B"}, 2), see_also({"source": "c.md"}, 1)]
+    said = not_answered(items)
+    assert said.endswith("See also, the closest passages: A › B [2]; c.md [1].")
+    assert not said.endswith(";") and said.count(";") == 1

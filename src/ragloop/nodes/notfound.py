@@ -21,10 +21,12 @@ def not_answered(lines: Sequence[str], unknown: Sequence[str] = ()) -> str:
     said = [NOT_ANSWERED_LEAD]
     if unknown:
         said.append(f"None of them mentions {', '.join(unknown)}.")
-    return " ".join([*said, SEE_ALSO, *lines])
+    listed = "; ".join(lines)
+    return " ".join([*said, SEE_ALSO, f"{listed}." if listed else "none."])
 
 
 def see_also(ctx: ContextItem, n: int) -> str:
-    """One "see also" line: the passage's heading path (or its source) and its citation."""
+    """One "see also" item: the passage's heading path (or its source) and its citation
+    (``not_answered`` separates the items with semicolons and ends the list)."""
     where = str(ctx.get("title") or ctx.get("source") or "passage")
-    return f"{where} [{n}];"
+    return f"{where} [{n}]"
