@@ -17,7 +17,7 @@ from ragloop.config import Context, Settings, load_settings
 from ragloop.errors import ConfigError
 from ragloop.graph.builder import build_graph, recursion_limit
 from ragloop.graph.result import RunResult
-from ragloop.nodes.base import Deps
+from ragloop.nodes.base import Deps, may_call_llm
 from ragloop.nodes.condense import HeuristicCondenser, LLMCondenser
 from ragloop.retrievers.sections import SectionStarts
 from ragloop.state import State
@@ -85,10 +85,9 @@ class Pipeline:
             raise ConfigError("the question is empty: ask something")
         ctx = replace(self.context, **overrides) if overrides else self.context
         counter = CallCounter()
-        config: dict[str, Any] = {
-            "callbacks": [counter],
-            "recursion_limit": recursion_limit(ctx.max_iterations),
-        }
+        config: dict[str, Any] = {"recursion_limit": recursion_limit(ctx.max_iterations)}
+        if may_call_llm(self.deps, ctx.retrievers):  # else the count is 0 without counting
+            config["callbacks"] = [counter]
         if thread_id:
             config["configurable"] = {"thread_id": thread_id}
         started = time.perf_counter()

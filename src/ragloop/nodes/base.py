@@ -4,7 +4,7 @@ retrievers, web search."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -196,6 +196,32 @@ class Deps:
         if unknown:
             raise unknown_name("retriever", unknown[0], list(self.retrievers))
         return list(order)
+
+
+def calls_llm(obj: Any) -> bool:
+    """Whether ``obj`` (a role, condenser, retriever or web search) may call a chat model, as
+    it declares with a ``calls_llm`` attribute; one that declares nothing (a caller's own)
+    is taken to."""
+    return bool(getattr(obj, "calls_llm", True))
+
+
+def may_call_llm(deps: Deps, retrievers: Iterable[str] | None = None) -> bool:
+    """Whether a run over ``deps`` may call a chat model, so its calls and tokens need counting.
+
+    Counting is a LangChain callback handler, and any handler makes LangGraph open a traced
+    run for every node and edge: with cheap embeddings that was about a tenth of an offline
+    run, for a count that is 0 by construction when every part declares it calls no model.
+    ``retrievers``: the names the run may use (default: all); a mapping that builds its
+    retrievers lazily answers for each name without building it (``calls_llm(name)``).
+    """
+    parts: list[Any] = [getattr(deps, role) for role in ROLES]
+    parts += [p for p in (deps.condenser, deps.web) if p is not None]
+    if any(calls_llm(p) for p in parts):
+        return True
+    mapping = deps.retrievers
+    names = [n for n in (mapping if retrievers is None else retrievers) if n in mapping]
+    lazy = getattr(mapping, "calls_llm", None)
+    return any(lazy(n) if callable(lazy) else calls_llm(mapping[n]) for n in names)
 
 
 def to_item(doc: Document, origin: str = "kb") -> ContextItem:

@@ -47,6 +47,7 @@ class HeuristicCondenser:
     """Offline condensing by the documented heuristic above (no LLM call)."""
 
     name = "heuristic"
+    calls_llm = False  # see ``nodes.base.may_call_llm``
 
     async def acondense(self, text: str, history: Sequence[Turn]) -> str:
         """The standalone question for ``text`` given the finished turns before it."""

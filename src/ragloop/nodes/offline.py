@@ -45,6 +45,8 @@ class OfflineStrategies:
     """No-LLM implementations of draft, judge, rewrite, answer and answer relevancy."""
 
     name = "offline"
+    #: never calls a chat model (``nodes.base.may_call_llm``)
+    calls_llm = False
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ directly: it is wrapped here, as is any other ``BaseRetriever``.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -81,6 +81,7 @@ class LangChainRetriever(ScoredRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     inner: BaseRetriever
+    calls_llm: ClassVar[bool] = True  # a caller's retriever may query a chat model
 
     def search(self, query: str, k: int | None = None) -> list[tuple[Document, float]]:
         return _ranked(list(self.inner.invoke(query)), k or self.k)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import abstractmethod
+from typing import ClassVar
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -32,6 +33,9 @@ class ScoredRetriever(BaseRetriever):
 
     k: int = DEFAULT_K
     name: str = "retriever"
+    #: ragloop's own retrievers rank by vectors and words, never by a chat model
+    #: (``nodes.base.may_call_llm``); an adapter of a caller's retriever says True
+    calls_llm: ClassVar[bool] = False
 
     @abstractmethod
     def search(self, query: str, k: int | None = None) -> list[tuple[Document, float]]:

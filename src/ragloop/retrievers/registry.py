@@ -77,6 +77,13 @@ class LazyRetrievers(Mapping[str, Any]):
             self._built[name] = get_retriever(name, self.index, k=self.k)
         return self._built[name]
 
+    def calls_llm(self, name: str) -> bool:
+        """Whether the retriever ``name`` may call a chat model, without building it: a built
+        one as it declares, one not built yet unless it is one of ragloop's own."""
+        if name in self._built:
+            return bool(getattr(self._built[name], "calls_llm", True))
+        return name not in BUILTIN_RETRIEVERS
+
     def __contains__(self, name: object) -> bool:
         return name in self._built or name in RETRIEVERS
 

@@ -37,6 +37,7 @@ class TavilyWebSearch:
     """Tavily's /search through tavily-python; ``api_base_url`` lets tests use a local fake."""
 
     name = "tavily"
+    calls_llm = False  # an HTTP search, no chat model
 
     def __init__(
         self,
@@ -87,6 +88,7 @@ class CorpusWebSearch:
     """Offline stand-in for the web: a retriever over the bundled "web" corpus."""
 
     name = "web-corpus"
+    calls_llm = False
 
     def __init__(self, retriever: ScoredRetriever):
         self.retriever = retriever
