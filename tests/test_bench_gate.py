@@ -57,12 +57,16 @@ def test_a_model_that_lost_the_entry_line_feature_fails_on_the_reference_manual(
     assert any(f.startswith("pg best_holds_gold") and "below" in f for f in failures), failures
 
 
-def test_a_model_that_ignores_the_cosine_says_not_found_too_often(frozen):
+def test_an_abstention_that_ignores_unknown_names_fails_on_unanswerable_questions(frozen):
+    """Not found is gated as the answer decides it, by the judged abstention fit: without
+    the share of the question's names no chunk holds, it answers questions about things the
+    corpus never mentions."""
     rows, bounds = frozen
     model = load_model()
-    broken = replace(model, coef={**model.coef, "cosine": 0.0})
-    failures = check(rows, broken, bounds)
-    assert any("not_found_answerable" in f and "above its interval" in f for f in failures)
+    fit = model.abstain["judged"]
+    blind = replace(fit, coef={**fit.coef, "unknown_names": 0.0})
+    failures = check(rows, replace(model, abstain={**model.abstain, "judged": blind}), bounds)
+    assert any("not_found_unanswerable" in f and "below its interval" in f for f in failures)
 
 
 def test_a_model_with_its_signs_flipped_fails_on_every_corpus(frozen):
@@ -75,8 +79,17 @@ def test_a_model_with_its_signs_flipped_fails_on_every_corpus(frozen):
 
 def test_saying_not_found_too_readily_fails_the_gate(frozen):
     rows, bounds = frozen
-    eager = replace(load_model(), not_found_below=0.5)
+    model = load_model()
+    fit = model.abstain["judged"]
+    eager = replace(model, abstain={**model.abstain, "judged": replace(fit, level=0.95)})
     failures = check(rows, eager, bounds)
+    assert any("not_found_answerable" in f and "above its interval" in f for f in failures)
+
+
+def test_a_model_without_an_abstention_fit_is_gated_on_its_best_sentence(frozen):
+    rows, bounds = frozen
+    model = replace(load_model(), abstain={}, not_found_below=0.5)
+    failures = check(rows, model, bounds)
     assert any("not_found_answerable" in f and "above its interval" in f for f in failures)
 
 

@@ -10,6 +10,11 @@ then. Per corpus the figures are:
 - ``not_found_answerable``: answerable questions the model would answer "not found";
 - ``not_found_unanswerable``: unanswerable questions it would answer "not found".
 
+"Not found" is decided as the loop's answer decides it: by the model's abstention fit for
+judged passages (its question features from the question's read sentences and the rows'
+``unknown_names``), or, for a model without one, by the best sentence's probability against
+``not_found_below``.
+
 A model fails the gate when a corpus's figure leaves its committed interval on the bad side
 (below it; above it for ``not_found_answerable``). Improvements never fail it.
 """
@@ -23,6 +28,7 @@ import numpy as np
 from ragloop.calibration.rows import SentenceRows
 from ragloop.calibration.scores import per_question
 from ragloop.nodes.answer_model import AnswerModel
+from ragloop.nodes.sentences import question_features
 
 #: figure -> the side on which leaving the interval is a regression
 FIGURES = {
@@ -36,16 +42,38 @@ def question_values(rows: SentenceRows, model: AnswerModel) -> dict[str, dict[st
     """corpus -> figure -> one value (0/1) per question that counts for it."""
     score = model.probability(rows.x)
     qs = per_question(rows, score, np.ones(len(rows), dtype=bool))
+    said_of = abstained(rows, model, score)
     out: dict[str, dict[str, list[float]]] = {}
-    for q in qs.values():
+    for qid, q in qs.items():
         v = out.setdefault(q.corpus, {f: [] for f in FIGURES})
-        said = float(q.support < model.not_found_below)
+        said = said_of.get(qid, float(q.support < model.not_found_below))
         if q.unanswerable:
             v["not_found_unanswerable"].append(said)
         else:
             v["not_found_answerable"].append(said)
             if q.any_holds:
                 v["best_holds_gold"].append(float(q.best_holds))
+    return out
+
+
+def abstained(rows: SentenceRows, model: AnswerModel, score: np.ndarray) -> dict[str, float]:
+    """qid -> 1.0 when the model's judged abstention fit says "not found" (empty without one)."""
+    fit = model.abstention(judged=True)
+    if fit is None:
+        return {}
+    by: dict[str, list[int]] = {}
+    for i in range(len(rows)):
+        by.setdefault(str(rows.qid[i]), []).append(i)
+    cos = rows.features.index("cosine")
+    evidence = rows.features.index("evidence")
+    unknown = rows.unknown if rows.unknown is not None else np.zeros(len(rows))
+    out = {}
+    for qid, ix in by.items():
+        ok = [i for i in ix if not rows.flawed[i]] or ix
+        f = question_features(
+            score[ok], rows.x[ok, cos], rows.x[ix, evidence].tolist(), float(unknown[ix[0]])
+        )
+        out[qid] = float(fit.probability(f) < fit.level)
     return out
 
 

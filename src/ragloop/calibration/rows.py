@@ -28,6 +28,8 @@ from ragloop.nodes.sentences import FEATURES
 from ragloop.safety.atomic import atomic_write_bytes
 
 META = ("corpus", "qid", "kind", "unanswerable", "label", "flawed")
+#: the question column the abstention fit reads besides the sentence scores
+UNKNOWN = "unknown_names"
 #: questions held out of the fit (by a hash of seed and question id)
 HELD = 0.3
 SEED = 0
@@ -55,6 +57,12 @@ class SentenceRows:
     qid: np.ndarray
     corpus: np.ndarray
     kind: np.ndarray
+    #: each row's question's ``unknown_names`` (a question column; 0 in files without it)
+    unknown: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.unknown is None:
+            self.unknown = np.zeros(len(self.label))
 
     def __len__(self) -> int:
         return len(self.label)
@@ -93,6 +101,7 @@ class SentenceRows:
             qid=np.array([str(r["qid"]) for r in records], dtype=object),
             corpus=np.array([str(r["corpus"]) for r in records], dtype=object),
             kind=np.array([str(r["kind"]) for r in records], dtype=object),
+            unknown=np.array([float(str(r.get(UNKNOWN) or 0)) for r in records], dtype=float),
         )
 
     def select(self, mask: np.ndarray) -> SentenceRows:
@@ -105,13 +114,14 @@ class SentenceRows:
             self.qid[mask],
             self.corpus[mask],
             self.kind[mask],
+            self.unknown[mask] if self.unknown is not None else None,
         )
 
     def to_csv(self) -> str:
-        """The rows as CSV text (header ``META`` then the features)."""
+        """The rows as CSV text (header ``META``, the features, then ``unknown_names``)."""
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow([*META, *self.features])
+        w.writerow([*META, *self.features, UNKNOWN])
         for i in range(len(self)):
             w.writerow(
                 [
@@ -122,6 +132,7 @@ class SentenceRows:
                     int(self.label[i]),
                     int(self.flawed[i]),
                     *(round(float(v), 4) for v in self.x[i]),
+                    round(float(self.unknown[i]), 4) if self.unknown is not None else 0.0,
                 ]
             )
         return out.getvalue()
