@@ -87,6 +87,20 @@ def test_every_feature_is_bounded(q: str, a: list[str], b: str) -> None:
 
 
 @settings(max_examples=30, deadline=None)
+@given(ev=st.lists(st.floats(0, 1), min_size=1, max_size=4), s=SENTENCE)
+def test_evidence_gap_ranks_each_passage_against_the_best_read(ev: list[float], s: str) -> None:
+    contexts = [{**ctx(n, f"T{n}", s), "evidence": e} for n, e in enumerate(ev, start=1)]
+    quotes, x = table("What does abs() do?", contexts)
+    gap = x[:, FEATURES.index("evidence_gap")]
+    assert np.all((gap >= 0) & (gap <= 1))
+    for q, g in zip(quotes, gap, strict=True):
+        assert g == pytest.approx(max(ev) - ev[q.n - 1])  # 0 for the best-evidence passage
+    # without the judge's evidence (a retriever's top k read as it comes) there is no gap
+    _, plain = table("What does abs() do?", [ctx(n, f"T{n}", s) for n in range(1, len(ev) + 1)])
+    assert not plain[:, FEATURES.index("evidence_gap")].any()
+
+
+@settings(max_examples=30, deadline=None)
 @given(a=st.lists(SENTENCE, min_size=1, max_size=4), profile=st.sampled_from(["guide", "generic"]))
 def test_a_profile_without_genre_features_never_gives_them(a: list[str], profile: str) -> None:
     contexts = [ctx(1, "abs", "abs(X) — return the absolute value of X.", *a)]

@@ -15,6 +15,8 @@ name_entry          the sentence is, or follows, the name's entry line ("abs(X)"
 subject_entry       the question names nothing and the sentence starts with its section's
                     subject, or is (or follows) its entry line             [reference profile]
 evidence            the judge's evidence for the whole chunk (0 when it gave none)
+evidence_gap        how far that evidence is below the best read chunk's (0 for the best, and
+                    when the judge gave none): what the loop learned, read as a ranking
 first               1 for the first sentence of its section in the chunk, 1/2 the next, ...
 code                a code block or a line with fewer than three lower-case words (a signature)
 toc                 an index, contents or table block (dot leaders, rows of cells, a row of
@@ -72,6 +74,7 @@ FEATURES = (
     "name_entry",
     "subject_entry",
     "evidence",
+    "evidence_gap",
     "first",
     "code",
     "toc",
@@ -286,11 +289,13 @@ async def sentence_table(
     spread = name_weights(ids, contexts) if spread_names else {}
     defined = name_weights(ids, contexts, defining=True) if spread_names else {}
     on = PROFILES.get(profile, PROFILES["generic"])
+    top = max((float(c.get("evidence", 0.0)) for c in contexts), default=0.0)
     rows = []
     for q, cos in zip(quotes, (vecs @ qv).tolist(), strict=True):
         f = lexical_features(question, q, ids, spread, defined, boilerplate, on)
         f["cosine"] = cos
         f["heading_cosine"] = of_title[q.heading]
         f["evidence"] = float(contexts[q.n - 1].get("evidence", 0.0))
+        f["evidence_gap"] = top - f["evidence"]
         rows.append([f[name] for name in FEATURES])
     return quotes, np.array(rows, dtype=float)
