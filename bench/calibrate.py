@@ -15,7 +15,7 @@ the sentences the loop's answer reads (its first k passages). It is small, its c
 read as "what a feature is worth", and a ranking of sentences is what the answer needs; it is
 compared, on the same held-out questions, with the hand-set weights.
 Abstention model: a logistic regression (the same fit) of "the question is answerable" on
-``sentences.QUESTION_FEATURES`` of the read sentences, fitted twice: ``judged`` on the loop's
+``question.QUESTION_FEATURES`` of the read sentences, fitted twice: ``judged`` on the loop's
 read passages (with the judge's evidence), ``unjudged`` on hybrid's top k (without); its
 level is the highest whose answerable not-found rate on the training questions is at most
 ``MAX_ANSWERABLE_NOT_FOUND``.
@@ -51,7 +51,8 @@ from ragloop.calibration.fit import (
 from ragloop.calibration.rows import SentenceRows, held_mask
 from ragloop.calibration.scores import per_question, quoted_hit, top1, tradeoff
 from ragloop.nodes.answer_model import Abstention, AnswerModel
-from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES, question_features
+from ragloop.nodes.question import QUESTION_FEATURES, question_features
+from ragloop.nodes.sentences import FEATURES
 from ragloop.safety import atomic_write_text
 
 OUT = HERE.parent / "src" / "ragloop" / "data" / "answer_model.json"

@@ -30,13 +30,8 @@ from ragloop.nodes.lines import (
     repeated_sentences,
 )
 from ragloop.nodes.offline import OfflineStrategies
-from ragloop.nodes.sentences import (
-    FEATURES,
-    GENRE,
-    QUESTION_FEATURES,
-    question_features,
-    sentence_table,
-)
+from ragloop.nodes.question import QUESTION_FEATURES, question_features
+from ragloop.nodes.sentences import FEATURES, GENRE, sentence_table
 from ragloop.state import ContextItem
 from tests.fakes.embeddings import HashEmbeddings
 

@@ -28,7 +28,7 @@ import numpy as np
 from ragloop.calibration.rows import SentenceRows
 from ragloop.calibration.scores import per_question
 from ragloop.nodes.answer_model import AnswerModel
-from ragloop.nodes.sentences import question_features
+from ragloop.nodes.question import question_features
 
 #: figure -> the side on which leaving the interval is a regression
 FIGURES = {

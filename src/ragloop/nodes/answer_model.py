@@ -3,7 +3,7 @@
 ``bench/calibrate.py`` fits a logistic regression on labelled sentence rows (does this
 sentence hold the passage that answers?) and writes its coefficients with their provenance:
 the training data's hash, the split, the seed and the held-out scores. The same file gives the
-abstention model: a second logistic regression, on ``sentences.QUESTION_FEATURES``, of
+abstention model: a second logistic regression, on ``question.QUESTION_FEATURES``, of
 whether the read passages answer the question at all, with the level below which the offline
 answer says the documents do not seem to answer (chosen on the unanswerable questions'
 trade-off curve). It comes in two fits: ``judged`` for passages a judge measured (the loop's),
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from ragloop.errors import ConfigError
-from ragloop.nodes.sentences import FEATURES, QUESTION_FEATURES
+from ragloop.nodes.question import QUESTION_FEATURES
+from ragloop.nodes.sentences import FEATURES
 from ragloop.retrievers.index import KEPT_ACROSS_REBUILDS
 
 #: the shipped model (``bench/calibrate.py`` writes it), fitted on the default embeddings

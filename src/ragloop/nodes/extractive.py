@@ -6,7 +6,7 @@ without one, the hand-set ``AnswerWeights`` add bonuses to its cosine. The best 
 with the next one of its passage and, when they score close to it, other sources' best.
 Whether to answer at all is the model's abstention fit (``answer_model.Abstention``): the
 probability that the read passages answer, from the question-level features
-(``sentences.question_features``), is the answer's support, and the answer step says "not
+(``question.question_features``), is the answer's support, and the answer step says "not
 found" below the fit's level. Passages a judge measured use the ``judged`` fit, which reads
 the judge's evidence too; others the ``unjudged`` one.
 """
@@ -20,11 +20,11 @@ from langchain_core.embeddings import Embeddings
 
 from ragloop.nodes.answer_model import AnswerModel
 from ragloop.nodes.lines import key
+from ragloop.nodes.question import question_features
 from ragloop.nodes.sentences import (
     FEATURES,
     Quotable,
     flawed,
-    question_features,
     sentence_table,
     signature_before,
 )
