@@ -18,18 +18,14 @@ is fitted (there was no model before it).
 
 from __future__ import annotations
 
-import csv
-import gzip
 import hashlib
 import json
 import sys
 import time
 from importlib import resources
-from pathlib import Path
 
-import numpy as np
 from _labelled_rows import HERE, read_labelled
-from calibrate import READ, embeddings_model
+from calibrate import embeddings_model, load, read_by
 
 from ragloop.calibration.gate import figures
 from ragloop.calibration.rows import write_rows
@@ -39,20 +35,11 @@ from ragloop.safety import atomic_write_text
 OUT = HERE.parent / "tests" / "fixtures" / "bench_gate"
 
 
-def answer_reads(path: Path) -> np.ndarray:
-    """Mask of the rows the loop's answer reads (its first ``READ`` passages): the rows file
-    also holds deeper passages and naive hybrid's, which the gate's figures must not mix in.
-    A file without the ``who``/``rank`` columns held only those rows."""
-    with gzip.open(path, "rt", newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    return np.array(
-        [r.get("who", "loop") == "loop" and int(r.get("rank", 1)) <= READ for r in rows]
-    )
-
-
 def main() -> int:
     args, rows, sha = read_labelled(OUT)
-    frozen = rows.select(answer_reads(args.rows))
+    # the rows file also holds deeper passages and naive hybrid's: the gate keeps what the
+    # loop's answer reads (``read_by``; a file without who/rank held only those)
+    frozen = rows.select(read_by(load(args.rows)[0], "loop"))
     found = shipped_fit(embeddings_model(args.embeddings))
     if found is None:
         raise SystemExit("no shipped answer model to freeze the gate with")

@@ -53,6 +53,15 @@ class CallCounter(BaseCallbackHandler):
                 self.tokens += int(usage.get("total_tokens", 0))
 
 
+def run_config(deps: Deps, ctx: Context, counter: CallCounter) -> dict[str, Any]:
+    """A run's LangGraph config: its step limit, and ``counter`` as the callback only when a
+    part of the run may call a chat model (``may_call_llm``; else the count is 0 uncounted)."""
+    config: dict[str, Any] = {"recursion_limit": recursion_limit(ctx.max_iterations)}
+    if may_call_llm(deps, ctx.retrievers):
+        config["callbacks"] = [counter]
+    return config
+
+
 class Pipeline:
     """A compiled graph with its dependencies and default context."""
 
@@ -85,9 +94,7 @@ class Pipeline:
             raise ConfigError("the question is empty: ask something")
         ctx = replace(self.context, **overrides) if overrides else self.context
         counter = CallCounter()
-        config: dict[str, Any] = {"recursion_limit": recursion_limit(ctx.max_iterations)}
-        if may_call_llm(self.deps, ctx.retrievers):  # else the count is 0 without counting
-            config["callbacks"] = [counter]
+        config = run_config(self.deps, ctx, counter)
         if thread_id:
             config["configurable"] = {"thread_id": thread_id}
         started = time.perf_counter()

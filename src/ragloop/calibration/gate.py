@@ -66,12 +66,11 @@ def abstained(rows: SentenceRows, model: AnswerModel, score: np.ndarray) -> dict
         by.setdefault(str(rows.qid[i]), []).append(i)
     cos = rows.features.index("cosine")
     evidence = rows.features.index("evidence")
-    unknown = rows.unknown if rows.unknown is not None else np.zeros(len(rows))
     out = {}
     for qid, ix in by.items():
         ok = [i for i in ix if not rows.flawed[i]] or ix
         f = question_features(
-            score[ok], rows.x[ok, cos], rows.x[ix, evidence].tolist(), float(unknown[ix[0]])
+            score[ok], rows.x[ok, cos], rows.x[ix, evidence].tolist(), float(rows.unknown[ix[0]])
         )
         out[qid] = float(fit.probability(f) < fit.level)
     return out

@@ -18,7 +18,7 @@ import gzip
 import hashlib
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -58,10 +58,10 @@ class SentenceRows:
     corpus: np.ndarray
     kind: np.ndarray
     #: each row's question's ``unknown_names`` (a question column; 0 in files without it)
-    unknown: np.ndarray | None = None
+    unknown: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def __post_init__(self) -> None:
-        if self.unknown is None:
+        if len(self.unknown) != len(self.label):
             self.unknown = np.zeros(len(self.label))
 
     def __len__(self) -> int:
@@ -114,7 +114,7 @@ class SentenceRows:
             self.qid[mask],
             self.corpus[mask],
             self.kind[mask],
-            self.unknown[mask] if self.unknown is not None else None,
+            self.unknown[mask],
         )
 
     def to_csv(self) -> str:
@@ -132,7 +132,7 @@ class SentenceRows:
                     int(self.label[i]),
                     int(self.flawed[i]),
                     *(round(float(v), 4) for v in self.x[i]),
-                    round(float(self.unknown[i]), 4) if self.unknown is not None else 0.0,
+                    round(float(self.unknown[i]), 4),
                 ]
             )
         return out.getvalue()

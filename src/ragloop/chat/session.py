@@ -209,9 +209,7 @@ class ChatSession:
             lock.release()
 
     async def _locked_turn(self, original: str, on_step: StepCallback | None) -> RunResult:
-        from ragloop.graph.builder import recursion_limit
-        from ragloop.nodes.base import may_call_llm
-        from ragloop.pipeline import CallCounter
+        from ragloop.pipeline import CallCounter, run_config
 
         snapshot = await self.graph.aget_state(self.config)
         values = dict(snapshot.values or {})
@@ -221,9 +219,7 @@ class ChatSession:
         question = (await self.condenser.acondense(original, history)).strip() or original
         ctx = self.pipeline.context
         counter = CallCounter()
-        config = {**self.config, "recursion_limit": recursion_limit(ctx.max_iterations)}
-        if may_call_llm(self.pipeline.deps, ctx.retrievers):  # else 0 calls, uncounted
-            config["callbacks"] = [counter]
+        config = {**self.config, **run_config(self.pipeline.deps, ctx, counter)}
         user = HumanMessage(content=original, additional_kwargs={"standalone": question})
         inputs = {
             "question": question,

@@ -209,8 +209,8 @@ def may_call_llm(deps: Deps, retrievers: Iterable[str] | None = None) -> bool:
     """Whether a run over ``deps`` may call a chat model, so its calls and tokens need counting.
 
     Counting is a LangChain callback handler, and any handler makes LangGraph open a traced
-    run for every node and edge: with cheap embeddings that was about a tenth of an offline
-    run, for a count that is 0 by construction when every part declares it calls no model.
+    run for every node and edge: a fixed cost per step, for a count that is 0 by construction
+    when every part declares it calls no model.
     ``retrievers``: the names the run may use (default: all); a mapping that builds its
     retrievers lazily answers for each name without building it (``calls_llm(name)``).
     """
