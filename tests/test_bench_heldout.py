@@ -85,3 +85,35 @@ def test_the_report_prints_the_held_out_column(capsys: pytest.CaptureFixture[str
     gold = next(line for line in out.splitlines() if line.startswith("gold in answer: loop"))
     assert gold.split()[4:] == ["1.000", "[1.00,1.00]", "1.000", "[1.00,1.00]", "0.000",
                                 "[0.00,0.00]"]  # fmt: skip
+
+
+def test_the_kind_table_splits_by_kind_and_flags_kept_below_the_oracle(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def row(corpus: str, kind: str, kept: bool, loop: bool) -> dict:
+        return {
+            "corpus": corpus, "unanswerable": False, "kind": kind, "hybrid": 1, "oracle": 1,
+            "kept": kept, "kept5": kept, "cited": kept, "loop_gold": loop, "naive_gold": False,
+            "loop_nf": False, "naive_nf": False,
+        }  # fmt: skip
+
+    unans = {**row("pg", "unanswerable", False, False), "unanswerable": True}
+    answer_quality.report_kinds(
+        {
+            "pg": [row("pg", "named", True, True), row("pg", "natural", False, False), unans],
+            "bash": [row("bash", "named", True, False), row("bash", "natural", True, False)],
+            "book": [row("book", "natural", True, True)],
+        }
+    )
+    lines = capsys.readouterr().out.splitlines()
+    pooled = lines[lines.index(next(x for x in lines if x.startswith("by kind, pooled"))) :]
+    named = next(x for x in pooled if x.startswith("named")).split()
+    natural = next(x for x in pooled if x.startswith("natural")).split()
+    # named: two questions, kept both, one loop answer holds the gold, naive none
+    assert named[1] == "2" and named[4] == "1.000" and named[7] == "0.500"
+    assert named[10] == "+0.500" and named[-1] == "yes"
+    # natural: kept one of two while the oracle found both -> below oracle - 0.02
+    assert natural[1] == "2" and natural[4] == "0.500" and natural[-1] == "NO"
+    book = lines[lines.index(next(x for x in lines if x.startswith("by kind, book"))) :]
+    assert next(x for x in book if x.startswith("natural")).split()[1] == "1"
+    assert not any(x.startswith("unanswerable") for x in lines)
