@@ -117,3 +117,26 @@ def test_the_kind_table_splits_by_kind_and_flags_kept_below_the_oracle(
     book = lines[lines.index(next(x for x in lines if x.startswith("by kind, book"))) :]
     assert next(x for x in book if x.startswith("natural")).split()[1] == "1"
     assert not any(x.startswith("unanswerable") for x in lines)
+
+
+def test_sqlite_pragma_entries_are_the_pragmas_not_the_sections_about_them(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "pragma.html"
+    page.write_text(
+        "<html><body><h2>PRAGMA functions</h2>"
+        "<p>PRAGMAs that return results can be read as table-valued functions.</p>"
+        "<p>For example, the columns of an index can be read with index_info.</p>"
+        "<h _id=pragma_foo_flag>PRAGMA foo_flag</h>"
+        "<p>PRAGMA schema.foo_flag;</p><p>Query or change the foo flag.</p>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    entries = _newdocs.sqlite_entries(page)
+    # the section is listed without a sentence (load_questions skips it), the pragma with the
+    # first sentence after its syntax line
+    assert entries == [
+        ("PRAGMA functions", "pragma", "", None),
+        ("PRAGMA foo_flag", "pragma", "Query or change the foo flag.",
+         "queries or changes the foo flag"),
+    ]  # fmt: skip
