@@ -28,6 +28,7 @@ import json
 import random
 import re
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import lxml.html
@@ -251,21 +252,27 @@ def load_questions(name: str, root: Path, seed: int = 0, per_kind: int = 40) -> 
     rng = random.Random(seed)
     rng.shuffle(cands)
     out: dict[str, list[Question]] = {k: [] for k in KINDS}
+
+    def named_text(ename: str, kind: str) -> str:
+        if kind == "item" or ename.casefold().startswith(kind.casefold()):
+            return f"What does {ename} do?"
+        return f"What does the {kind} {ename} do?"
+
+    # a question two entries would ask ("What does min() do?" of the aggregate and of the
+    # scalar function) has no one gold sentence: neither entry asks it
+    asked = Counter(named_text(e, k) for _, e, k, first, _ in cands if first)
+    asked.update(f"Which {k} {body}?" for _, _, k, first, body in cands if first and body)
     for page, ename, kind, first, body in cands:
         key = squash(first)
         if not 25 <= len(first) <= 220 or sum(t.count(key) for t in keys.values()) != 1:
             continue  # gold on one page and once there
         gold = (first[:120],)
         qid = f"{page}/{ename}"
-        if len(out["named"]) < per_kind:
-            text = (
-                f"What does {ename} do?"
-                if kind == "item" or ename.casefold().startswith(kind.casefold())
-                else f"What does the {kind} {ename} do?"
-            )
+        text = named_text(ename, kind)
+        if len(out["named"]) < per_kind and asked[text] == 1:
             out["named"].append(Question(f"named/{qid}", "named", text, page, gold, ename, kind))
-        if body and len(out["description"]) < per_kind:
-            text = f"Which {kind} {body}?"
+        text = f"Which {kind} {body}?"
+        if body and len(out["description"]) < per_kind and asked[text] == 1:
             q = Question(f"description/{qid}", "description", text, page, gold, ename, kind)
             out["description"].append(q)
     index = PageIndex(keys)

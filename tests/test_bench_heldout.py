@@ -140,3 +140,26 @@ def test_sqlite_pragma_entries_are_the_pragmas_not_the_sections_about_them(
         ("PRAGMA foo_flag", "pragma", "Query or change the foo flag.",
          "queries or changes the foo flag"),
     ]  # fmt: skip
+
+
+def test_a_question_two_entries_would_ask_is_not_asked(tmp_path: Path) -> None:
+    def entry(sig: str, text: str) -> str:
+        return f"<dl><dt>{sig}</dt><dd><p>{text}</p></dd></dl>"
+
+    (tmp_path / "lang_aggfunc.html").write_text(
+        "<html><body>"
+        + entry("min(X)", "The min() aggregate function returns the minimum non-NULL value.")
+        + entry("avg(X)", "The avg() function returns the average value of all non-NULL X.")
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    (tmp_path / "lang_corefunc.html").write_text(
+        "<html><body>"
+        + entry("min(X,Y,...)", "The multi-argument min() function returns the least argument.")
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    with pytest.warns(UserWarning):  # the committed natural questions' pages are absent here
+        qs = _newdocs.load_questions("sqlite", tmp_path, per_kind=5)
+    named = sorted(q.question for q in qs if q.kind == "named")
+    assert named == ["What does the SQL function avg() do?"]
