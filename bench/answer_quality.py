@@ -86,22 +86,25 @@ def bounded(name: str, pages: list[Path], natural: int, n: int = PAGES) -> list[
     return sorted(first + rest[: max(0, n - len(first))])
 
 
-def corpus(name: str, limit: int, natural: int) -> tuple[Path, Path, list[Any]]:
-    """(corpus folder, bench work folder, questions) of one corpus."""
-    work = WORK / f"quality-{name}"
+def corpus(
+    name: str, limit: int, natural: int, n_pages: int = PAGES
+) -> tuple[Path, Path, list[Any]]:
+    """(corpus folder, bench work folder, questions) of one corpus of at most ``n_pages``
+    pages (its own work folder when that is not the default ``PAGES``)."""
+    work = WORK / (f"quality-{name}" if n_pages == PAGES else f"quality-{name}-{n_pages}p")
     dest = work / "corpus"
     if name == "pg":
-        pages = bounded(name, _pgdocs.select_pages(_pgdocs.corpus_root()), natural)
+        pages = bounded(name, _pgdocs.select_pages(_pgdocs.corpus_root()), natural, n_pages)
         root = _pgdocs.place_pages(pages, dest, "bench/answer_quality.py")
         caps = {"named": limit, "paraphrase": limit, "natural": natural}
         return root, work, _pgdocs.load_questions(root, per_kind=caps)
     if name == "py":
-        pages = bounded(name, _pydocs.select_pages(_pydocs.corpus_root()), natural)
+        pages = bounded(name, _pydocs.select_pages(_pydocs.corpus_root()), natural, n_pages)
         root = _pydocs.place_pages(pages, dest, "bench/answer_quality.py")
         qs = _pydocs.load_questions(root, per_kind=max(limit, natural))
         return root, work, _cap(qs, limit, natural)
     root_of, pages_of, _ = _newdocs.CORPORA[name]
-    pages = bounded(name, pages_of(root_of()), natural)
+    pages = bounded(name, pages_of(root_of()), natural, n_pages)
     root = _pgdocs.place_pages(pages, dest, "bench/answer_quality.py")
     qs = _newdocs.load_questions(name, root, per_kind=limit)
     return root, work, _cap(qs, limit, natural)
@@ -276,7 +279,7 @@ async def run_corpus(
     name: str, args: argparse.Namespace, rows_out: Any, features_out: Any = None
 ) -> list[dict[str, Any]]:
     started = time.perf_counter()
-    root, work, qs = corpus(name, args.limit, args.natural)
+    root, work, qs = corpus(name, args.limit, args.natural, args.pages)
     pipe = bench_pipeline(root, work, args.embeddings)
     pipe.context = replace(pipe.context, retrieval="always")  # no closed-book draft here
     boiler = boilerplate_sentences(pipe)
@@ -311,6 +314,13 @@ async def main() -> int:
     ap.add_argument("--limit", type=int, default=30, help="named and paraphrase questions each")
     ap.add_argument("--natural", type=int, default=40, help="natural / unanswerable cap")
     ap.add_argument("--embeddings", default=None)
+    ap.add_argument(
+        "--pages",
+        type=int,
+        default=PAGES,
+        help=f"pages per corpus (default {PAGES}: minutes to index; more is closer to a "
+        "real manual's size, with its own index folder)",
+    )
     ap.add_argument("--rows", default="", help="write every question's row here (JSON lines)")
     ap.add_argument(
         "--report-from",
