@@ -258,10 +258,15 @@ def load_questions(name: str, root: Path, seed: int = 0, per_kind: int = 40) -> 
             return f"What does {ename} do?"
         return f"What does the {kind} {ename} do?"
 
+    def words(text: str) -> frozenset[str]:
+        """A question's words less articles: "returns argument X unchanged" and "returns the
+        argument X unchanged" ask the same; "the sine of X" and "the cosine of X" do not."""
+        return frozenset(text.casefold().rstrip("?").split()) - {"the", "a", "an"}
+
     # a question two entries would ask ("What does min() do?" of the aggregate and of the
     # scalar function) has no one gold sentence: neither entry asks it
-    asked = Counter(named_text(e, k) for _, e, k, first, _ in cands if first)
-    asked.update(f"Which {k} {body}?" for _, _, k, first, body in cands if first and body)
+    asked = Counter(words(named_text(e, k)) for _, e, k, first, _ in cands if first)
+    asked.update(words(f"Which {k} {b}?") for _, _, k, first, b in cands if first and b)
     for page, ename, kind, first, body in cands:
         key = squash(first)
         if not 25 <= len(first) <= 220 or sum(t.count(key) for t in keys.values()) != 1:
@@ -269,10 +274,10 @@ def load_questions(name: str, root: Path, seed: int = 0, per_kind: int = 40) -> 
         gold = (first[:120],)
         qid = f"{page}/{ename}"
         text = named_text(ename, kind)
-        if len(out["named"]) < per_kind and asked[text] == 1:
+        if len(out["named"]) < per_kind and asked[words(text)] == 1:
             out["named"].append(Question(f"named/{qid}", "named", text, page, gold, ename, kind))
         text = f"Which {kind} {body}?"
-        if body and len(out["description"]) < per_kind and asked[text] == 1:
+        if body and len(out["description"]) < per_kind and asked[words(text)] == 1:
             q = Question(f"description/{qid}", "description", text, page, gold, ename, kind)
             out["description"].append(q)
     index = PageIndex(keys)

@@ -150,6 +150,10 @@ def test_a_question_two_entries_would_ask_is_not_asked(tmp_path: Path) -> None:
         "<html><body>"
         + entry("min(X)", "The min() aggregate function returns the minimum non-NULL value.")
         + entry("avg(X)", "The avg() function returns the average value of all non-NULL X.")
+        + entry("likely(X)", "The likely(X) function returns the argument X unchanged.")
+        + entry("likelihood(X,Y)", "The likelihood(X,Y) function returns argument X unchanged.")
+        + entry("sin(X)", "The sin(X) function returns the sine of X, in radians.")
+        + entry("cos(X)", "The cos(X) function returns the cosine of X, in radians.")
         + "</body></html>",
         encoding="utf-8",
     )
@@ -162,4 +166,13 @@ def test_a_question_two_entries_would_ask_is_not_asked(tmp_path: Path) -> None:
     with pytest.warns(UserWarning):  # the committed natural questions' pages are absent here
         qs = _newdocs.load_questions("sqlite", tmp_path, per_kind=5)
     named = sorted(q.question for q in qs if q.kind == "named")
-    assert named == ["What does the SQL function avg() do?"]
+    assert "What does the SQL function min() do?" not in named
+    assert "What does the SQL function avg() do?" in named
+    # "returns argument X unchanged" and "returns the argument X unchanged" ask the same;
+    # the sine and the cosine do not
+    described = sorted(q.question for q in qs if q.kind == "description")
+    assert described == [
+        "Which SQL function returns the average value of all non-NULL X?",
+        "Which SQL function returns the cosine of X, in radians?",
+        "Which SQL function returns the sine of X, in radians?",
+    ]
