@@ -247,14 +247,13 @@ def report_kinds(by_corpus: dict[str, list[dict[str, Any]]]) -> None:
                 for n in names
             ]
             flat = [r for g in groups for r in g]
-            means = [statistics.mean(float(r[key]) for r in flat) for _, key in KIND_METRICS]
+            mean = {key: statistics.mean(float(r[key]) for r in flat) for _, key in KIND_METRICS}
             diff = [[float(r["loop_gold"]) - float(r["naive_gold"]) for r in g] for g in groups]
             lo, hi = bootstrap(diff)
-            kept, oracle = means[2], means[1]
             print(
-                f"{kind:<13}{len(flat):>4}" + "".join(f"{m:>10.3f}" for m in means)
-                + f"{means[5] - means[6]:>+10.3f} [{lo:+.2f},{hi:+.2f}]"
-                + f"{'yes' if kept >= oracle - 0.02 else 'NO':>23}"
+                f"{kind:<13}{len(flat):>4}" + "".join(f"{m:>10.3f}" for m in mean.values())
+                + f"{mean['loop_gold'] - mean['naive_gold']:>+10.3f} [{lo:+.2f},{hi:+.2f}]"
+                + f"{'yes' if mean['kept'] >= mean['oracle'] - 0.02 else 'NO':>23}"
             )  # fmt: skip
 
 
