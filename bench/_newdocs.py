@@ -35,7 +35,7 @@ import lxml.html
 from _pgdocs import Question, debian_docs, natural_questions, place_pages
 from _pgdocs_gold import PageIndex, natural_rows
 from _pgdocs_parse import clean, first_sentence, squash
-from _pydocs import VERBS
+from _pydocs import VERBS, asked_part
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE.parent / ".ragloop" / "bench"
@@ -147,9 +147,9 @@ def _conjugated(sentence: str) -> str | None:
     if words[1].startswith("or "):  # "Query or set ..."
         rest = words[1][3:].split(None, 1)
         if len(rest) == 2 and rest[0].lower() in VERBS:
-            return f"{VERBS[words[0].lower()]} or {VERBS[rest[0].lower()]} {rest[1].rstrip('.')}"
+            return f"{VERBS[words[0].lower()]} or {VERBS[rest[0].lower()]} {asked_part(rest[1])}"
         return None
-    return f"{VERBS[words[0].lower()]} {words[1].rstrip('.')}"
+    return f"{VERBS[words[0].lower()]} {asked_part(words[1])}"
 
 
 def sqlite_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
@@ -166,7 +166,7 @@ def sqlite_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
             continue
         first = first_sentence(clean(dd.text_content()))
         lead = re.match(rf"(?:The )?{re.escape(m.group(1))}\([^)]*\)(?: function)?\s+", first, re.I)
-        body = first[lead.end() :].rstrip(".") if lead else None
+        body = asked_part(first[lead.end() :]) if lead else None
         if body and not body.split()[0].endswith("s"):
             body = None
         out.append((f"{m.group(1)}()", "SQL function", first, body))

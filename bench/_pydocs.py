@@ -99,6 +99,12 @@ def entries(path: Path) -> list[tuple[str, str, str]]:
     return out
 
 
+def asked_part(text: str) -> str:
+    """A sentence's words as a question ends them: without its closing full stop, nor the
+    colon of a sentence that introduces an example ("... the date and time:")."""
+    return text.rstrip(".:;, ")
+
+
 def described(name: str, kind: str, first: str) -> str | None:
     """The description question, or None when the sentence does not start with a known verb or
     names the object itself."""
@@ -107,7 +113,7 @@ def described(name: str, kind: str, first: str) -> str | None:
         return None
     if name.rsplit(".", 1)[-1].casefold() in first.casefold():
         return None
-    return f"Which {kind} {VERBS[words[0].lower()]} {words[1].rstrip('.')}?"
+    return f"Which {kind} {VERBS[words[0].lower()]} {asked_part(words[1])}?"
 
 
 def load_questions(

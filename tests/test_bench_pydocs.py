@@ -124,3 +124,13 @@ def test_the_shipped_natural_questions_name_no_function_and_are_well_formed():
         assert r["question"].endswith("?") and r["gold_page"].endswith(".html"), r
         assert 1 <= len(r["gold_snippets"]) <= 2, r
         assert not re.search(r"\w\.\w|\(|_", r["question"]), r  # no dotted name, call, ident
+
+
+def test_a_description_that_introduces_an_example_asks_without_its_colon():
+    # "Return a string representing the date and time:" then an example: the question a user
+    # types ends at the words, not at the colon ("... date and time:?")
+    asked = py.described("d.ctime", "method", "Return a string representing the date and time:")
+    assert asked == "Which method returns a string representing the date and time?"
+    assert py.described("d.f", "method", "Return the values; ") == (
+        "Which method returns the values?"
+    )
