@@ -11,7 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragloop.calibration.fit import fit_logistic, fit_rows, held_out, stop_level
+from ragloop.calibration.fit import (
+    best_chunks,
+    fit_logistic,
+    fit_rows,
+    held_out,
+    stop_level,
+    stop_loss,
+)
 from ragloop.calibration.rows import META, SentenceRows, read_rows, write_rows
 from ragloop.calibration.scores import auc
 from ragloop.errors import ConfigError
@@ -116,7 +123,7 @@ def test_rows_round_trip_and_are_read_by_name(tmp_path):
     assert set(META) <= set(rows.to_csv().splitlines()[0].split(","))
 
 
-def test_the_stop_level_is_the_lowest_evidence_level_precise_enough():
+def test_the_stop_level_is_the_lowest_evidence_level_that_loses_little_gold():
     rng = np.random.default_rng(5)
     records = []
     for q in range(200):  # the best chunk's evidence; it holds the gold more often when high
@@ -130,9 +137,20 @@ def test_the_stop_level_is_the_lowest_evidence_level_precise_enough():
             )  # fmt: skip
     rows = SentenceRows.from_records(records)
     everything = np.ones(len(rows), dtype=bool)
-    level, report = stop_level(rows, everything, everything, precision=0.85, support=30)
-    assert level is not None and 0.5 <= level <= 0.65
-    assert report["train"]["precision"] >= 0.85 and report["train"]["questions_stopped"] >= 30
-    assert stop_level(rows, everything, everything, precision=0.99, support=30)[0] is None
+    best = best_chunks(rows, everything)
+    answerable = set(best)
+    level, report = stop_level(rows, everything, everything, max_loss=0.02)
+    assert level is not None and report["train"]["gold_lost"] <= 0.02
+    # the lowest such level: one step lower loses more than the budget
+    assert stop_loss(best, answerable, round(level - 0.01, 2)) > 0.02
+    # a larger budget never asks for a higher level; none is fitted from too few questions
+    assert stop_level(rows, everything, everything, max_loss=0.1)[0] <= level
+    assert stop_level(rows, everything, everything, support=500)[0] is None
     no_evidence = replace(rows, features=tuple(f for f in rows.features if f != "evidence"))
     assert stop_level(no_evidence, everything, everything)[0] is None
+
+
+def test_an_unanswerable_question_stopped_early_loses_no_gold():
+    best = {"a": (0.9, False), "b": (0.9, True), "u": (0.95, False)}
+    assert stop_loss(best, {"a", "b"}, 0.8) == 0.5  # "u" is not counted: it has no gold
+    assert stop_loss(best, {"a", "b"}, 0.91) == 0.0

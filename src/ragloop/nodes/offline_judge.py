@@ -67,8 +67,8 @@ CALIBRATIONS: dict[str, JudgeCalibration] = {
         w_heading=0.15,
         w_name=0.3,
         name_in_text=0.3,
-        # stop early only when sure; the shipped answer model's fitted stop_level (a chunk
-        # this evident holds the answer 85% of the time) replaces this when it serves MiniLM
+        # stop early only when sure; the shipped answer model's fitted stop_level (stopping
+        # there loses little gold: ``calibration.fit.stop_level``) replaces this for MiniLM
         grade2=0.85,
         grade1=0.08,  # the demo base's gold chunks sit lower than the PG docs' (0.18 at p2)
     ),
