@@ -47,8 +47,8 @@ MIN_QUESTIONS = 20
 #: the gold (the best chunk lacks it) for at most this share of the answerable training
 #: questions: the loop may keep the gold at most 0.02 less often than the best single
 #: retriever finds it (the answer-quality target), and a stop is where it can lose it. A rule
-#: on the stops' own precision (0.85) gave 0.82 and 0.64 on two collections of the same
-#: questions; this one 0.85 and 0.79 (docs/answer-quality.md)
+#: on the stops' own precision (0.85) gave 0.82 and 0.64 on two collections of the bench's
+#: rows; this one 0.85 and 0.79 (docs/answer-quality.md)
 STOP_MAX_LOSS = 0.02
 #: no stop level is fitted from fewer answerable training questions than this
 STOP_SUPPORT = 30
