@@ -231,13 +231,13 @@ def stop_level(
     qualify. With how the held-out questions fare at it."""
     train_best, held_best = best_chunks(rows, train), best_chunks(rows, held)
     answerable = {str(q) for q, u in zip(rows.qid, rows.unanswerable, strict=True) if not u}
-    levels = np.round(np.arange(0.3, 1.0001, 0.01), 2)
+    levels = [float(t) for t in np.round(np.arange(0.3, 1.0001, 0.01), 2)]
     curve = [
-        (float(t), *stop_precision(train_best, float(t)), stop_loss(train_best, answerable, t))
-        for t in levels
+        (t, *stop_precision(train_best, t), stop_loss(train_best, answerable, t)) for t in levels
     ]
-    enough = sum(q in answerable for q in train_best) >= support
-    level = next((t for t, _, _, lost in curve if enough and lost <= max_loss), None)
+    level = None
+    if sum(q in answerable for q in train_best) >= support:
+        level = next((t for t, _, _, lost in curve if lost <= max_loss), None)
     report: dict[str, Any] = {
         "rule": "lowest evidence level at which a stop loses the gold (the best chunk lacks "
         f"it) for at most {max_loss} of the answerable training questions",
