@@ -1,6 +1,6 @@
 """The labelled sentence rows the answer-model scripts start from (``calibrate.py``,
-``_gate_freeze.py``): one command line (``--embeddings``, ``--rows``, ``--out``) and one
-reading of the rows.
+``_gate_freeze.py``): one command line (``--embeddings``, ``--rows``, ``--out``,
+``--without``) and one reading of the rows.
 
 Rows collected with the default embeddings (MiniLM) are ``data/answer_rows.csv.gz``; with
 another local model NAME (``answer_quality.py --embeddings NAME --features ...``) they are
@@ -12,7 +12,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
+
 from ragloop.calibration.rows import SentenceRows, read_rows
+from ragloop.nodes.sentences import FEATURES
 
 HERE = Path(__file__).resolve().parent
 #: the committed rows (``answer_quality.py --features`` writes them)
@@ -42,8 +45,25 @@ def read_labelled(out: Path) -> tuple[argparse.Namespace, SentenceRows, str]:
     )
     ap.add_argument("--rows", type=Path, default=None)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        choices=FEATURES,
+        metavar="FEATURE",
+        help="leave this feature out of the fit (its column read as 0; repeatable): how a "
+        "model fitted before the feature existed is reproduced from rows that have it",
+    )
     args = ap.parse_args()
     args.rows = args.rows or named(ROWS, args.embeddings)
     args.out = args.out or named(out, args.embeddings)
     rows, sha = read_rows(args.rows)
+    left_out(rows.x, rows.features, args.without)
     return args, rows, sha
+
+
+def left_out(x: np.ndarray, features: tuple[str, ...], without: list[str]) -> None:
+    """Zero the columns of ``x`` (rows x ``features``) named in ``without``, in place: a
+    column of zeros gets no weight in the fit, as if the feature did not exist."""
+    for name in without:
+        x[:, features.index(name)] = 0.0

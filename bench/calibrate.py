@@ -20,23 +20,29 @@ read passages (with the judge's evidence), ``unjudged`` on hybrid's top k (witho
 level is the highest whose answerable not-found rate on the training questions is at most
 ``MAX_ANSWERABLE_NOT_FOUND``.
 Split: questions by a hash of (seed, question id), 30% held out; plus leave-one-corpus-out.
-Usage: ``python bench/calibrate.py [--embeddings minilm|wordllama] [--rows PATH] [--out PATH]``
-(with ``--embeddings wordllama``: ``bench/data/answer_rows.wordllama.csv.gz`` in,
-``src/ragloop/data/answer_model.wordllama.json`` out).
+Usage: ``python bench/calibrate.py [--embeddings minilm|wordllama] [--rows PATH] [--out PATH]
+[--without FEATURE ...]`` (with ``--embeddings wordllama``:
+``bench/data/answer_rows.wordllama.csv.gz`` in, ``src/ragloop/data/answer_model.wordllama.json``
+out). The shipped files are reproduced by ``python bench/calibrate.py`` and ``python
+bench/calibrate.py --embeddings wordllama --without evidence_gap`` (WordLlama's fit with that
+feature lost on PostgreSQL, so its model reads it as 0; the provenance records the features
+left out).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import gzip
 import json
 import os
+import shlex
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from _labelled_rows import HERE, read_labelled
+from _labelled_rows import DEFAULT_EMBEDDINGS, HERE, ROWS, left_out, named, read_labelled
 
 from ragloop.calibration.corpus import handset_model
 from ragloop.calibration.fit import (
@@ -190,9 +196,22 @@ def loco(rows: SentenceRows, hand: np.ndarray) -> dict[str, dict[str, float]]:
     return out
 
 
+def refit_command(args: argparse.Namespace) -> str:
+    """The command line that writes this fit again (run from the repository's root)."""
+    words = ["python", "bench/calibrate.py"]
+    if args.embeddings != DEFAULT_EMBEDDINGS:
+        words += ["--embeddings", args.embeddings]
+    if args.rows != named(ROWS, args.embeddings):
+        words += ["--rows", os.path.relpath(args.rows, HERE.parent)]
+    for name in sorted(args.without):
+        words += ["--without", name]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def main() -> int:
     args, every, sha = read_labelled(OUT)
     all_rows, all_x = load(args.rows)
+    left_out(all_x, FEATURES, args.without)
     # the sentence model and its scores: the sentences the loop's answer reads
     rows = every.select(read_by(all_rows, "loop"))
     held = held_mask(rows.qid)
@@ -264,6 +283,9 @@ def main() -> int:
             "split": f"questions by sha1(seed/qid), {HELD:.0%} held out; sentence model on the"
             f" quotable sentences of answerable questions in the loop's first {READ} passages",
             "seed": SEED,
+            # features whose columns were read as 0 (``--without``): not part of this fit
+            **({"features_left_out": sorted(args.without)} if args.without else {}),
+            "command": refit_command(args),
             # the cosines' scale is the embedding model's: the model serves that one only
             "embeddings_model": embeddings_model(args.embeddings),
             "model": "logistic regression, L2 (C=1), standardised features, Newton (numpy)"
