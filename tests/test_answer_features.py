@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragloop.config import Context
+from ragloop.documents import parse_file
 from ragloop.errors import ConfigError
 from ragloop.graph.result import RunResult
 from ragloop.nodes.answer import NOT_ANSWERED, answer_step
@@ -28,11 +29,13 @@ from ragloop.nodes.lines import (
     is_toc,
     key,
     repeated_sentences,
+    table_rows,
 )
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.nodes.question import QUESTION_FEATURES, question_features
-from ragloop.nodes.sentences import FEATURES, GENRE, sentence_table
+from ragloop.nodes.sentences import FEATURES, GENRE, flawed, quotable, sentence_table
 from ragloop.state import ContextItem
+from ragloop.text import split_sentences
 from tests.fakes.embeddings import HashEmbeddings
 
 WORDS = st.sampled_from(
@@ -170,6 +173,49 @@ def test_an_index_or_table_block_is_a_toc_line_and_never_the_answer() -> None:
         OfflineStrategies(HashEmbeddings(dim=64)).extract("What does unalias do?", contexts)
     )
     assert "removes each name" in found.text and "| Bash" not in found.text
+
+
+def test_a_table_row_that_reads_as_prose_may_be_the_answer(tmp_path) -> None:
+    # a simple table is read as one block of rows; the block is never quoted, but a row of it
+    # is a sentence of its own, quoted when it reads as prose
+    page = tmp_path / "settings.md"
+    page.write_text(
+        "# Settings\n\nEach setting has an environment variable.\n\n"
+        "| Setting | Environment | Meaning |\n|---|---|---|\n"
+        "| retries | `APP_RETRIES` | how many times a failed request is sent again |\n"
+        "| timeout | `APP_TIMEOUT` | the seconds to wait for a reply before giving up |\n"
+        "| colour | `APP_COLOUR` | whether the output is in colour |\n",
+        encoding="utf-8",
+    )
+    section = next(s for s in parse_file(page).sections if "APP_TIMEOUT" in s.text)
+    block = next(b for b in split_sentences(section.text) if "APP_TIMEOUT" in b)
+    assert is_toc(block) and len(table_rows(block)) == 4  # the header row and three rows
+    contexts = [ContextItem(id="c1", title="Settings", text=section.text)]
+    rows = [q.sentence for q in quotable(contexts)]
+    assert "timeout | APP_TIMEOUT | the seconds to wait for a reply before giving up" in rows
+    assert all("\n" not in r for r in rows)
+    header = next(q for q in quotable(contexts) if q.sentence.startswith("Setting |"))
+    assert flawed(header, frozenset())  # a header row of names is no prose: never quoted
+    found = asyncio.run(
+        OfflineStrategies(HashEmbeddings(dim=64)).extract(
+            "How many seconds does it wait for a reply before giving up?", contexts
+        )
+    )
+    assert "timeout | APP_TIMEOUT | the seconds to wait" in found.text, found.text
+    assert "Setting | Environment" not in found.text
+
+
+def test_only_a_block_of_cell_rows_is_a_table() -> None:
+    rows = "a | b | c\nd | e | f"
+    assert table_rows(rows) == ["a | b | c", "d | e | f"]
+    assert table_rows("S\nset: | The Set Builtin\nshift: | Bourne Shell Builtins") == [
+        "set: | The Set Builtin",
+        "shift: | Bourne Shell Builtins",
+    ]
+    assert table_rows("Run a | b to pipe the output of a into b.") == []  # one line: prose
+    assert table_rows("```\nx | y\nz | w\n```") == []  # a code block stays whole
+    assert table_rows("Note\nThe unalias builtin removes each name.") == []
+    assert table_rows("A\nB\nC\nx | y") == []  # mostly index letters: no table
 
 
 def test_a_sentence_is_quoted_once_also_when_a_chunk_holds_only_its_start() -> None:

@@ -1,7 +1,8 @@
 """What kind of line a sentence is, and what a corpus says on every page.
 
 A sentence an answer must never quote is a code block or signature (``is_code``), an
-index, contents or table block (``is_toc``), a question (``is_question``), or boilerplate: a
+index, contents or table block (``is_toc``; a table's rows are read one by one:
+``table_rows``), a question (``is_question``), or boilerplate: a
 sentence a fifth of the corpus's pages repeat (``repeated_sentences``,
 ``corpus_boilerplate``; compared by ``key``). ``choose_profile`` reads a corpus's genre
 from how often its chunks hold entry lines.
@@ -74,6 +75,21 @@ def is_toc(sentence: str) -> bool:
             return True
     tokens = sentence.split()
     return len(tokens) >= 8 and sum(len(t) == 1 for t in tokens) >= 0.6 * len(tokens)
+
+
+def table_rows(sentence: str) -> list[str]:
+    """The rows of a table block ("cidr | 7 or 19 bytes | IPv4 and IPv6 networks" lines, as
+    the document readers write a simple table's rows), or [] for anything else.
+
+    A table block is read as one sentence (``split_sentences``) and, as a whole, is no
+    sentence to quote (``is_toc``); a row of it may be the answer, and is quoted on its own
+    (``sentences.quotable``) when it reads as prose. Lines without a cell separator (an
+    index's letter headings) are left out; a fenced block or dot leaders are no table."""
+    if sentence.lstrip().startswith("```") or _LEADERS.search(sentence):
+        return []
+    lines = [line.strip() for line in sentence.splitlines() if line.strip()]
+    rows = [ln for ln in lines if " | " in ln]
+    return rows if len(lines) >= 2 and len(rows) >= 0.6 * len(lines) else []
 
 
 def is_code(sentence: str) -> bool:

@@ -48,7 +48,7 @@ from langchain_core.embeddings import Embeddings
 from ragloop.eval.metrics.semantic import unit_vectors
 from ragloop.nodes.entries import defines, subject_entry
 from ragloop.nodes.evidence import name_match, question_names
-from ragloop.nodes.lines import is_code, is_question, is_toc, key
+from ragloop.nodes.lines import is_code, is_question, is_toc, key, table_rows
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences, token_recall
 
@@ -90,7 +90,12 @@ class Quotable:
 
 
 def quotable(contexts: list[ContextItem]) -> list[Quotable]:
-    """Every sentence of four words or more of the contexts (headings left out)."""
+    """Every sentence of four words or more of the contexts (headings left out). A table
+    block stands for its rows (``lines.table_rows``): each row of four words or more is a
+    sentence of its own ("cidr | 7 or 19 bytes | IPv4 and IPv6 networks"), all at the
+    table's place in the section, each after the row above it. A header row is one too;
+    it is seldom prose ("Name | Storage Size | Description" is flagged ``code``), and a
+    table cut by a chunk or a sentence end starts with a data row, so no row is skipped."""
     out: list[Quotable] = []
     for n, ctx in enumerate(contexts, start=1):
         heading, before, at = str(ctx.get("title") or ""), "", 0
@@ -99,7 +104,13 @@ def quotable(contexts: list[ContextItem]) -> list[Quotable]:
                 heading, at = sent.lstrip("#").strip(), 0
             elif len(sent.split()) >= 4:
                 at += 1
-                out.append(Quotable(sent, n, heading, before, 1.0 / at))
+                rows = table_rows(sent)
+                for part in rows or [sent]:
+                    if len(part.split()) >= 4:
+                        out.append(Quotable(part, n, heading, before, 1.0 / at))
+                    before = part
+                if rows:
+                    continue
             before = sent
         # a code block counts as a sentence of its section too: it moves ``first`` on
     return out
