@@ -33,7 +33,14 @@ from ragloop.nodes.lines import (
 )
 from ragloop.nodes.offline import OfflineStrategies
 from ragloop.nodes.question import QUESTION_FEATURES, question_features
-from ragloop.nodes.sentences import FEATURES, GENRE, flawed, quotable, sentence_table
+from ragloop.nodes.sentences import (
+    FEATURES,
+    GENRE,
+    flawed,
+    quotable,
+    sentence_table,
+    signature_before,
+)
 from ragloop.state import ContextItem
 from ragloop.text import split_sentences
 from tests.fakes.embeddings import HashEmbeddings
@@ -203,6 +210,25 @@ def test_a_table_row_that_reads_as_prose_may_be_the_answer(tmp_path) -> None:
     )
     assert "timeout | APP_TIMEOUT | the seconds to wait" in found.text, found.text
     assert "Setting | Environment" not in found.text
+
+
+def test_an_option_line_is_shown_with_the_description_it_introduces() -> None:
+    # a man page converted to HTML: the option is a paragraph, its description the next one
+    text = (
+        "# GREP › OPTIONS\n\n-f FILE, --file=FILE\n\nObtain patterns from FILE, one per line."
+        "\n\n-i, --ignore-case\n\nIgnore case distinctions in patterns and input data."
+    )
+    contexts = [ContextItem(id="c1", title="GREP", text=text)]
+    strategies = OfflineStrategies(HashEmbeddings(dim=64))
+    found = asyncio.run(strategies.extract("How do I make grep ignore case?", contexts))
+    assert found.text.startswith("`-i, --ignore-case`: Ignore case distinctions"), found.text
+    by = {q.sentence: q for q in quotable(contexts)}
+    obtain = by["Obtain patterns from FILE, one per line."]
+    assert signature_before(obtain) == "-f FILE, --file=FILE"
+    # a line of prose that starts with a dash, or a word alone, is no option line
+    prose = "-1 is returned when the pattern is empty.\n\nThe caller checks the value.\n\nNote"
+    other = [ContextItem(id="c2", title="T", text=prose + "\n\nThe value is kept as it is.")]
+    assert [signature_before(q) for q in quotable(other)] == [None, None, None]
 
 
 def test_only_a_block_of_cell_rows_is_a_table() -> None:

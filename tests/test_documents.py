@@ -7,6 +7,7 @@ import pytest
 
 from ragloop.documents import Block, DocumentError, chunk_document, parse_file, parse_text
 from ragloop.retrievers.corpus import load_corpus
+from ragloop.text import option_line
 
 FIXTURES = Path(__file__).parent / "fixtures" / "documents"
 JSON = "json — JSON encoder and decoder"
@@ -386,6 +387,43 @@ def test_a_term_whose_description_starts_with_code_keeps_its_own_line():
     assert blocks[3].keep not in (0, blocks[0].keep)
 
 
+def test_an_option_line_stays_in_the_chunk_of_what_it_does():
+    # a man page converted to HTML: each option is a paragraph, what it does the next one;
+    # before, a chunk could end with "-i, --ignore-case" and its description open the next
+    opts = "".join(
+        f"<p><b>-{c}</b>, <b>--option-{c}</b></p><p>Turn on the behaviour number {i} of the"
+        f" program, which changes how it reads its input.</p>"
+        for i, c in enumerate("abcdefghij")
+    )
+    html = f"<html><body><h1>GREP</h1><h2>OPTIONS</h2>{opts}</body></html>"
+    doc = parse_text(html, Path("grep.html"))
+    chunks = chunk_document(doc, "grep.html", chunk_size=300, chunk_overlap=0)
+    assert len(chunks) > 3
+    for i, c in enumerate("abcdefghij"):
+        holding = [ch for ch in chunks if f"-{c}, --option-{c}" in ch.page_content]
+        assert len(holding) == 1
+        assert f"behaviour number {i} of" in holding[0].page_content
+    assert option_line("-f FILE, --file=FILE") and option_line("--color[=WHEN]")
+    assert not option_line("-1 is returned when the pattern is empty.")
+    assert not option_line("Note") and not option_line("a - b")
+
+
+def test_an_empty_cell_leaves_no_gap_in_a_row_whatever_the_markup(tmp_path):
+    # the HTML reader always left empty cells out; Markdown and reST wrote "a |  | c"
+    pages = {
+        "t.md": "# T\n\n| name | flag | default |\n|---|---|---|\n| judge | | auto mode |\n",
+        "t.rst": "T\n=\n\n===== ==== =========\nname  flag default\n===== ==== =========\n"
+        "judge      auto mode\n===== ==== =========\n",
+        "t.html": "<html><body><h1>T</h1><table><tr><td>judge</td><td></td>"
+        "<td>auto mode</td></tr></table></body></html>",
+    }
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        doc = parse_file(tmp_path / name)
+        assert "judge | auto mode" in doc.text, (name, doc.text)
+        assert "|  |" not in doc.text, name
+
+
 def test_a_table_row_read_cell_by_cell_stays_in_one_chunk():
     # a function table row holds a signature, a description and an example as paragraphs;
     # before, the chunk could end after the signature and the description start the next one
@@ -415,6 +453,28 @@ def test_sentences_keep_a_numbered_heading_line_whole():
         "Then it returns.",
     ]
     assert split_sentences("#hashtag is text. Next.") == ["#hashtag is text.", "Next."]
+
+
+def test_a_list_marker_is_dropped_but_a_leading_dash_of_an_option_is_kept():
+    from ragloop.text import split_sentences
+
+    # a man page's options: the dashes are the option's, not a list's
+    text = "-i, --ignore-case: Ignore case distinctions.\n\n--no-ignore-case: Do not ignore it."
+    assert split_sentences(text) == [
+        "-i, --ignore-case: Ignore case distinctions.",
+        "--no-ignore-case: Do not ignore it.",
+    ]
+    assert split_sentences("*args and **kwargs are collected.") == [
+        "*args and **kwargs are collected."
+    ]
+    items = "Have these ready:\n- the serial number;\n* the error code;\n• the order number."
+    assert split_sentences(items) == [
+        "Have these ready:",
+        "the serial number;",
+        "the error code;",
+        "the order number.",
+    ]
+    assert split_sentences("- \n-") == []  # a marker alone is no sentence
 
 
 def test_sentences_may_start_with_a_lower_case_name_but_not_after_an_abbreviation():

@@ -20,6 +20,8 @@ _ABBREVIATION = re.compile(
 _FENCED = re.compile(
     r"(^```[^\n]*\n.*?\n```[ \t]*$|^\#{1,6}[ \t][^\n]*$)", re.MULTILINE | re.DOTALL
 )
+#: a command-line option's line: "-i, --ignore-case", "-f FILE, --file=FILE", "--color[=WHEN]"
+_OPTION_LINE = re.compile(r"--?[A-Za-z0-9][\w-]*(?:[=\[ ,]|$)")
 _TOKEN = re.compile(r"[\w][\w\-./]*[\w]|\w", re.UNICODE)
 
 STOPWORDS = frozenset(
@@ -42,6 +44,20 @@ def split_sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
+def option_line(text: str) -> bool:
+    """Whether ``text`` is a command-line option's line written on its own ("-i,
+    --ignore-case" before the paragraph that says what it does, as a man page converted to
+    HTML has it): one line of at most 80 characters that starts with an option and ends
+    without a sentence's end ("-1 is returned when ..." is prose)."""
+    text = text.strip()
+    return (
+        "\n" not in text
+        and len(text) <= 80
+        and not text.endswith((".", "!", "?"))
+        and bool(_OPTION_LINE.match(text))
+    )
+
+
 def forget_sentences() -> None:
     """Forget the remembered splits (``split_sentences``), so a timing starts cold."""
     _sentences.cache_clear()
@@ -57,7 +73,17 @@ def _sentences(text: str) -> tuple[str, ...]:
             continue
         for part in _SENT_END.split(piece.strip()):
             out.extend(_lower_starts(part))
-    return tuple(p for p in (s.strip(" \n\t-*•") for s in out) if p)
+    return tuple(p for p in (_unbulleted(s) for s in out) if p)
+
+
+#: a list item's marker: a dash, star or bullet followed by white space ("- item")
+_BULLET = re.compile(r"^(?:[-*•](?:\s+|$))+")
+
+
+def _unbulleted(sentence: str) -> str:
+    """``sentence`` without white space around it or a list item's marker before it; a dash
+    or star that is part of a word stays ("-i, --ignore-case: ...", "*args")."""
+    return _BULLET.sub("", sentence.strip()).strip()
 
 
 def _lower_starts(text: str) -> list[str]:

@@ -6,6 +6,7 @@ from langchain_core.documents import Document
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ragloop.documents.model import Block, ParsedDocument, Section, render_block
+from ragloop.text import option_line
 
 SEPARATOR = " › "
 #: where a paragraph longer than a chunk may be cut, best first: between paragraphs, lines,
@@ -48,13 +49,19 @@ def _units(section: Section, size: int, splitter: RecursiveCharacterTextSplitter
 
 def _records(units: list[Block], size: int) -> list[list[Block]]:
     """Units grouped by record (same non-zero ``keep``); a record too long for a chunk is
-    left as its units, which are then packed one by one."""
+    left as its units, which are then packed one by one. A command-line option's line on its
+    own (``text.option_line``: "-i, --ignore-case") starts a record with the paragraph after
+    it, so a chunk never ends with the option while what it does lies in the next."""
     out: list[list[Block]] = []
+    joined = False  # the unit before was an option's line, not yet in a record
     for unit in units:
-        if unit.keep and out and out[-1][-1].keep == unit.keep:
+        if (joined and unit.kind == "text") or (
+            unit.keep and out and out[-1][-1].keep == unit.keep
+        ):
             out[-1].append(unit)
         else:
             out.append([unit])
+        joined = unit.kind == "text" and not unit.keep and option_line(unit.text)
     split: list[list[Block]] = []
     for record in out:
         if sum(len(render_block(u)) + 2 for u in record) <= size:

@@ -86,7 +86,7 @@ def parse_markdown(text: str, path: Path) -> ParsedDocument:
         elif kind == "inline" and tokens[i - 1].type in {"th_open", "td_open"}:
             cells.append(inline_text(tok))
         elif kind == "tr_close":
-            out.text(" | ".join(cells), row=True)
+            out.text(" | ".join(c for c in cells if c), row=True)  # as the other readers
             cells = []
     return ParsedDocument(path, title, out.finish())
 

@@ -126,7 +126,7 @@ class _Walker:
 
     def _table(self, node: nodes.table) -> None:
         rows = [
-            " | ".join(clean_text(inline_text(entry)) for entry in row.children)
+            " | ".join(c for c in (clean_text(inline_text(e)) for e in row.children) if c)
             for row in node.findall(nodes.row)
         ]
         for row in rows:

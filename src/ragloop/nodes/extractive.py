@@ -117,7 +117,7 @@ async def extract(
     abstention fit reads.
 
     A code block, signature, TOC line or boilerplate sentence is never quoted; a signature
-    just before the chosen sentence is shown with it. The best sentence leads; the sentence
+    just before a quoted sentence is shown with it. The best sentence leads; the sentence
     after it in the same passage follows when it also scores; another source is quoted only
     when it scores ``floor_share`` of the best, so one coherent passage wins over stitching.
     """
@@ -171,7 +171,7 @@ async def extract(
     picked.sort(key=lambda i: (quotes[i].n != quotes[best].n, quotes[i].n, i))
     parts = []
     for i in picked:
-        sig = signature_before(quotes[i]) if i == best else None
+        sig = signature_before(quotes[i])
         lead = f"`{sig}`: " if sig and sig not in quotes[i].sentence else ""
         parts.append(f"{lead}{quotes[i].sentence} [{quotes[i].n}]")
     closest = list(dict.fromkeys(quotes[i].n for i in ranked))

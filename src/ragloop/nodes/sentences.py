@@ -50,7 +50,7 @@ from ragloop.nodes.entries import defines, subject_entry
 from ragloop.nodes.evidence import name_match, question_names
 from ragloop.nodes.lines import is_code, is_question, is_toc, key, table_rows
 from ragloop.state import ContextItem
-from ragloop.text import split_sentences, token_recall
+from ragloop.text import option_line, split_sentences, token_recall
 
 FEATURES = (
     "cosine",
@@ -158,10 +158,12 @@ def signature_before(q: Quotable) -> str | None:
     shown with the description it introduces, never quoted instead of it. A one-line block
     that reads as prose (a program's output, "Rust is installed now. Great!") is no
     signature: the line must read as code (``is_code``) or hold a signature's brackets
-    ("wait [-fn] [-p varname] [jobspec or pid …]")."""
+    ("wait [-fn] [-p varname] [jobspec or pid …]"). A command-line option's line written as
+    a paragraph of its own ("-i, --ignore-case" before "Ignore case distinctions ...", as a
+    man page converted to HTML has it) is one too."""
     before = q.before.strip()
     if not before.startswith("```"):
-        return None
+        return before if option_line(before) and is_code(before) else None
     body = before.strip("`").replace("\u00b6", "").strip()  # texinfo's anchor mark
     lines = [line for line in body.splitlines() if line.strip()]
     if len(lines) != 1 or len(lines[0]) > 120:
