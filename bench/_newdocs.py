@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -48,6 +49,15 @@ SQLITE_SKIP = re.compile(
 VERBS = {**VERBS, "query": "queries", "expand": "expands", "move": "moves", "kill": "kills",
          "insert": "inserts", "execute": "executes", "display": "displays", "enable": "enables",
          "mark": "marks", "exit": "exits", "resume": "resumes", "save": "saves"}  # fmt: skip
+#: more verbs an option's description starts with; for the man pages only, so the other
+#: corpora's questions stay the ones their figures were measured on
+MAN_VERBS = {**VERBS, "output": "outputs", "print": "prints", "use": "uses", "read": "reads",
+             "write": "writes", "remove": "removes", "make": "makes", "ignore": "ignores",
+             "interpret": "interprets", "suppress": "suppresses", "show": "shows",
+             "follow": "follows", "list": "lists", "sort": "sorts", "append": "appends",
+             "change": "changes", "treat": "treats", "search": "searches",
+             "preserve": "preserves", "skip": "skips", "stop": "stops", "send": "sends",
+             "keep": "keeps", "do": "does"}  # fmt: skip
 
 
 class DocsMissing(RuntimeError):
@@ -139,17 +149,17 @@ def bash_pages(root: Path) -> list[Path]:
     return [(root / "bashref.html").resolve()]
 
 
-def _conjugated(sentence: str) -> str | None:
+def _conjugated(sentence: str, verbs: dict[str, str] = VERBS) -> str | None:
     """ "Return the x." -> "returns the x"; None when it does not start with a known verb."""
     words = sentence.split(None, 1)
-    if len(words) < 2 or words[0].lower() not in VERBS:
+    if len(words) < 2 or words[0].lower() not in verbs:
         return None
     if words[1].startswith("or "):  # "Query or set ..."
         rest = words[1][3:].split(None, 1)
-        if len(rest) == 2 and rest[0].lower() in VERBS:
-            return f"{VERBS[words[0].lower()]} or {VERBS[rest[0].lower()]} {asked_part(rest[1])}"
+        if len(rest) == 2 and rest[0].lower() in verbs:
+            return f"{verbs[words[0].lower()]} or {verbs[rest[0].lower()]} {asked_part(rest[1])}"
         return None
-    return f"{VERBS[words[0].lower()]} {asked_part(words[1])}"
+    return f"{verbs[words[0].lower()]} {asked_part(words[1])}"
 
 
 def sqlite_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
@@ -230,10 +240,66 @@ def bash_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
     return out
 
 
+#: the commands whose man pages make the man-page corpus (section 1, as Debian installs them)
+MAN_COMMANDS = (  # noqa: SIM905
+    "base64 bzip2 chmod chown cmp comm cp curl cut date df diff du env file find fold grep "
+    "gzip head install join kill less ln ls make mkdir mktemp mv nl od paste patch printf ps "
+    "readlink realpath rm sed seq sha256sum shuf sort split ssh stat tail tar tee timeout "
+    "touch tr uname uniq unzip watch wc wget xargs xz zip"
+).split()
+
+
+def man_root() -> Path:
+    """The man pages of ``MAN_COMMANDS`` converted to HTML by mandoc (``mandoc -Thtml``), in
+    a folder of the bench's own: a man-page manual as a web server would serve it."""
+
+    def find() -> Path | None:
+        return Path("/usr/bin/mandoc") if Path("/usr/bin/mandoc").exists() else None
+
+    mandoc = debian_docs(find, "mandoc", DocsMissing, "mandoc (to convert man pages to HTML)")
+    dest = WORK / "man-html"
+    dest.mkdir(parents=True, exist_ok=True)
+    for cmd in MAN_COMMANDS:
+        out = dest / f"{cmd}.html"
+        src = next(iter(sorted(Path("/usr/share/man/man1").glob(f"{cmd}.1*"))), None)
+        if src is None or out.exists():
+            continue
+        html = subprocess.run(
+            [str(mandoc), "-Thtml", str(src)], capture_output=True, check=True
+        ).stdout
+        out.write_bytes(html)
+    return dest
+
+
+def man_pages(root: Path) -> list[Path]:
+    return [p.resolve() for p in sorted(root.glob("*.html")) if p.stem in MAN_COMMANDS]
+
+
+def man_entries(path: Path) -> list[tuple[str, str, str, str | None]]:
+    """(option, "<command> option", first sentence, description question body) of each
+    option of a mandoc page (``<dl class="Bl-tag"><dt>-i, --ignore-case</dt><dd>...``)."""
+    tree = lxml.html.parse(str(path)).getroot()
+    out: list[tuple[str, str, str, str | None]] = []
+    for dt in tree.xpath('//dl[contains(@class, "Bl-tag")]/dt'):
+        dd = dt.getnext()
+        if dd is None or dd.tag != "dd":
+            continue
+        flags = [clean(b.text_content()).split()[0] for b in dt.iter("b") if b.text_content()]
+        flags = [f.split("=")[0].split("[")[0].rstrip(",") for f in flags if f.startswith("-")]
+        if not flags:
+            continue
+        name = max(flags, key=len)  # the long option when there is one: "--ignore-case"
+        first = first_sentence(clean(dd.text_content()))
+        body = _conjugated(first, MAN_VERBS)
+        out.append((name, f"{path.stem} option", first, body))
+    return out
+
+
 CORPORA = {
     "sqlite": (sqlite_root, sqlite_pages, sqlite_entries),
     "bash": (bash_root, bash_pages, bash_entries),
     "book": (book_root, book_pages, no_entries),
+    "man": (man_root, man_pages, man_entries),
 }
 
 

@@ -1,17 +1,18 @@
 """Does the user's answer carry what the loop found? Four development corpora of four genres,
-and one held out.
+and two held out.
 
 PostgreSQL (DocBook HTML), the Python library (Sphinx), SQLite (hand-written HTML) and the bash
 manual (one texinfo HTML page), each from its Debian package (installed with apt-get when run
-as root); and, held out of every fit, the Rust book (an mdBook guide, ``rust-doc``). Per
-corpus, pooled over the development corpora, and for the held-out one on its own, with
+as root); and, held out of every fit, the Rust book (an mdBook guide, ``rust-doc``) and 62
+command man pages converted to HTML by mandoc (``man``). Per
+corpus, pooled over the development corpora, and for each held-out one on its own, with
 bootstrap 95% intervals: hybrid@k, the singles' oracle, the loop's kept / kept@k / cited
 passage hits, whether the answer text holds the gold passage (loop against naive hybrid RAG
 with the same answer step), "not found" on answerable and on unanswerable questions, answers
 quoting boilerplate, TOC lines or bare code, and the loop's p50/p95 latency over naive
 hybrid's (see bench/_quality_measure.py). Usage::
 
-    python bench/answer_quality.py [--limit 30] [--corpora pg,py,sqlite,bash,book]
+    python bench/answer_quality.py [--limit 30] [--corpora pg,py,sqlite,bash,book,man]
         [--rows out.jsonl] [--embeddings wordllama] [--features rows.csv.gz]
 
 ``--limit`` caps the named and the paraphrase/description questions per corpus; every
@@ -65,7 +66,7 @@ PAGES = 60
 NATURAL = {"pg": "pgdocs_natural", "py": "pydocs_natural"}
 #: corpora measured but never fitted on: their rows are not written to ``--features``, and the
 #: report shows them beside the development corpora's pooled figure, not inside it
-HELD_OUT = ("book",)
+HELD_OUT = ("book", "man")
 ENTRY_PAGES = {
     "sqlite": {"lang_corefunc.html", "lang_aggfunc.html", "lang_datefunc.html",
                "lang_mathfunc.html", "pragma.html"},
@@ -309,7 +310,7 @@ async def run_corpus(
 
 async def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--corpora", default="pg,py,sqlite,bash,book")
+    ap.add_argument("--corpora", default="pg,py,sqlite,bash,book,man")
     ap.add_argument("--limit", type=int, default=30, help="named and paraphrase questions each")
     ap.add_argument("--natural", type=int, default=40, help="natural / unanswerable cap")
     ap.add_argument("--embeddings", default=None)

@@ -176,3 +176,24 @@ def test_a_question_two_entries_would_ask_is_not_asked(tmp_path: Path) -> None:
         "Which SQL function returns the cosine of X, in radians?",
         "Which SQL function returns the sine of X, in radians?",
     ]
+
+
+def test_man_page_options_are_entries_with_their_long_name(tmp_path: Path) -> None:
+    page = tmp_path / "grep.html"
+    page.write_text(
+        '<html><body><dl class="Bl-tag">'
+        '<dt id="i"><a class="permalink" href="#i"><b>-i</b>, <b>--ignore-case</b></a></dt>'
+        "<dd>Ignore case distinctions in patterns and input data.</dd>"
+        '<dt id="f"><b>-f</b> <i>FILE</i>, <b>--file</b>=<i>FILE</i></dt>'
+        "<dd>Obtain patterns from FILE, one per line.</dd>"
+        "<dt><b>-Z</b></dt><dd>Frobnicate the output in a way no verb list knows.</dd>"
+        "</dl><dl><dt>Not options</dt><dd>A plain definition list.</dd></dl></body></html>",
+        encoding="utf-8",
+    )
+    assert _newdocs.man_entries(page) == [
+        ("--ignore-case", "grep option", "Ignore case distinctions in patterns and input data.",
+         "ignores case distinctions in patterns and input data"),
+        ("--file", "grep option", "Obtain patterns from FILE, one per line.", None),
+        ("-Z", "grep option", "Frobnicate the output in a way no verb list knows.", None),
+    ]  # fmt: skip
+    assert "man" in answer_quality.HELD_OUT

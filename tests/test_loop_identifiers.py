@@ -25,6 +25,10 @@ from ragloop.state import ContextItem
         ("What changed in TidyOS 4.2.0?", ["tidyos", "4.2.0"]),
         ("What does asind() return?", ["asind"]),
         ("How do I make my queries faster?", []),
+        # command-line options, not a hyphenated word's tail or a negative number
+        ("What does the df option --human-readable do?", ["--human-readable"]),
+        ("How do I use grep -i with a well-known e-mail list?", ["-i"]),
+        ("Why does it return -1?", []),
     ],
 )
 def test_identifiers(question, expected):
@@ -98,6 +102,21 @@ def test_a_line_that_starts_with_the_name_defines_it():
     assert defines("os.setresgid", "setresgid(rgid, egid, sgid)\n\nSet the ids.") == 0.8
     assert defines("asind", PROSE) == 0.0  # mentioned, not defined
     assert defines("reindex", "REINDEX rebuilds an index") == 0.0
+
+
+def test_an_option_entry_line_defines_each_option_it_lists():
+    assert defines("--human-readable", "-h, --human-readable: print sizes in powers of 1024")
+    assert defines("-h", "x\n-h, --human-readable: print sizes in powers of 1024") == 1.0
+    assert defines("-f", "-f FILE, --file=FILE: Obtain patterns from FILE") == 1.0
+    assert defines("--file", "-f FILE, --file=FILE: Obtain patterns from FILE") == 1.0
+    assert defines("--color", "--color[=WHEN]: color the output") == 1.0
+    assert defines("-e", "-e pattern, --regexp=pattern: Use pattern") == 1.0
+    assert defines("-i", "-i, --ignore-case\n\nIgnore case distinctions.") == 1.0  # groff
+    assert defines("-h", "Use -h, --human-readable to print sizes.") == 0.0  # a mention
+    assert defines("-h", "--human-readable: print sizes") == 0.0  # not the long one's tail
+    # an option is no tail of a longer one when matched in text either
+    assert name_match("-h", "see --human-readable") == 0.0
+    assert name_match("-h", "use -h, or --human-readable") == 1.0
 
 
 def test_judge_ranks_the_table_row_that_defines_a_name_above_a_mention(wordllama):

@@ -26,15 +26,38 @@ def _definition_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*(?:[-*] )?{body}[ \t]*(?:\(|:|\u2014|\u2013|-[ \t])", re.I | re.M)
 
 
+#: an option entry's head: the options a line opens with, before ": " or the line's end
+_OPTION_HEAD = re.compile(r"^[ \t]*(--?[A-Za-z][^\n:]{0,80}?)(?::(?:[ \t]|$)|$)", re.M)
+#: one option of it, with its argument's placeholder: "-f FILE", "--file=FILE", "--color[=WHEN]"
+_OPTION_PART = re.compile(
+    r"(--?[A-Za-z][\w-]*)(?:=\S+|\[=?[^\]]*\]|[ \t]+(?:[A-Za-z][\w-]*|<[\w-]+>|\[[^\]]*\]))?"
+)
+
+
+def option_entries(text: str) -> set[str]:
+    """The options (lowercased) that ``text``'s option entry lines define: a line that opens
+    with options, each with its argument's placeholder, then ": " or nothing ("-f FILE,
+    --file=FILE: Obtain patterns ...", "-h, --human-readable" as a paragraph of its own)."""
+    out: set[str] = set()
+    for m in _OPTION_HEAD.finditer(text):
+        parts = [_OPTION_PART.fullmatch(p.strip()) for p in re.split(r",[ \t]*", m.group(1))]
+        if all(parts):
+            out.update(p.group(1).lower() for p in parts if p)
+    return out
+
+
 def defines(name: str, text: str) -> float:
     """How surely ``text`` holds the entry that defines ``name``: a line that starts with it
-    written as a signature, a term or an entry (1; its last dotted part so written, 0.8).
+    written as a signature, a term or an entry (1; its last dotted part so written, 0.8);
+    for an option ("--ignore-case"), an option entry line that lists it (``option_entries``).
 
     Where a table or a definition list documents many names under one heading, that line,
     not the heading, says which passage is the name's own.
     """
     if not text:
         return 0.0
+    if name.startswith("-"):
+        return 1.0 if name.lower() in option_entries(text) else 0.0
     if _definition_pattern(name).search(text):
         return 1.0
     tail = name.rsplit(".", 1)[1] if "." in name else ""

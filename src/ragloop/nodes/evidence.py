@@ -1,10 +1,11 @@
 """Evidence the offline judge and the extractive answer read: identifiers, terms, headings.
 
 A question names things exactly (``os.path.isdir``, ``Path.exists``, ``KX-217``,
-``pg_stat_activity``, ``CREATE INDEX``) and asks with content words. A chunk holds the answer
-when a sentence under its heading covers those words and, above all, when its heading names
-the identifier. Everything here is lexical and cheap; the semantic part (cosine of the
-question and the chunk) is added by the strategies that own the embeddings.
+``pg_stat_activity``, ``CREATE INDEX``, ``--ignore-case``) and asks with content words. A
+chunk holds the answer when a sentence under its heading covers those words and, above all,
+when its heading names the identifier. Everything here is lexical and cheap; the semantic
+part (cosine of the question and the chunk) is added by the strategies that own the
+embeddings.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ _PATTERNS = (
     re.compile(r"`([^`\n]{2,60})`"),  # anything the user put in backticks
     re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"),  # os.path.isdir, Path.exists
     re.compile(r"\b[A-Za-z]\w*_\w+\b"),  # pg_stat_activity, work_mem, to_tsvector
+    re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?<!-)"),  # command-line options: -i, --ignore-case
     re.compile(r"\b[A-Za-z_]\w*(?=\(\))"),  # a word written as a call: asind(), len()
     re.compile(r"\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])\w+(?:[-.]\w+)*\b"),  # KX-217, v4.2.0, md5
     re.compile(r"\b\d+(?:\.\d+){2,}\b"),  # version numbers: 4.2.0
@@ -77,7 +79,9 @@ def identifiers(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _name_pattern(name: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(p) for p in name.split())
-    return re.compile(rf"(?<![\w.]){body}(?![\w])", re.IGNORECASE)
+    # an option is not the tail of a longer one: "-h" is not in "--human-readable"
+    before = r"(?<![\w.-])" if name.startswith("-") else r"(?<![\w.])"
+    return re.compile(rf"{before}{body}(?![\w])", re.IGNORECASE)
 
 
 def written_as(name: str, text: str) -> str:
