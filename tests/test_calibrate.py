@@ -177,3 +177,39 @@ def test_the_judge_stops_at_the_fitted_level(calibrated, tmp_path):
         pipe = build_pipeline(settings, env={})
         assert pipe.deps.judge.calibration.grade2 == (level or 0.98)
         assert pipe.sources["judge stop level"] == shown
+
+
+def test_a_fit_worse_than_the_model_in_use_is_named_with_both_scores():
+    from ragloop.calibration.corpus import worse_than_baseline
+
+    lost = {"best_sentence_holds_gold": {"model": 0.524, "shipped": 0.571}}
+    assert "0.524 < 0.571" in worse_than_baseline(lost) and "shipped" in worse_than_baseline(lost)
+    assert worse_than_baseline({"best_sentence_holds_gold": {"model": 0.6, "shipped": 0.6}}) == ""
+    assert worse_than_baseline({"best_sentence_holds_gold": {"model": None, "shipped": 0.6}}) == ""
+    assert worse_than_baseline({}) == ""
+
+
+def test_use_keeps_a_losing_fit_as_a_candidate_unless_forced(calibrated, tmp_path, monkeypatch):
+    import ragloop.calibration.corpus as corpus
+
+    idx, env, _, _ = calibrated
+    other = tmp_path / "idx"
+    shutil.copytree(idx, other)
+    before = (other / INDEX_MODEL).read_bytes()
+    (other / "answer_model.candidate.json").unlink(missing_ok=True)
+    monkeypatch.setattr(corpus, "worse_than_baseline", lambda scores: "it lost (0.5 < 0.6)")
+    out = runner.invoke(app, ["calibrate", str(other), "-n", "80", "--use", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    assert report["used"] is False and report["not_used"] == "it lost (0.5 < 0.6)"
+    assert report["model"] == str(other / "answer_model.candidate.json")
+    assert (other / INDEX_MODEL).read_bytes() == before  # the model in use is left as it was
+    assert (other / "answer_model.candidate.json").exists()
+    shown = runner.invoke(app, ["calibrate", str(other), "-n", "80", "--use"], env=env)
+    assert "not used, kept as a candidate: it lost" in " ".join(shown.output.split())
+    forced = runner.invoke(
+        app, ["calibrate", str(other), "-n", "80", "--use", "--force", "--json"], env=env
+    )
+    assert forced.exit_code == 0, forced.output
+    assert json.loads(forced.stdout)["used"] is True
+    assert (other / INDEX_MODEL).read_bytes() != before

@@ -124,21 +124,55 @@ def handset_model() -> AnswerModel:
     return AnswerModel(coef=coef, intercept=0.0, link="identity")
 
 
+def worse_than_baseline(scores: dict[str, Any]) -> str:
+    """Why a fit should not be put to use, from its held-out scores (``fit_rows``): its best
+    sentence held the reference less often than the baseline's (the model the answer uses
+    otherwise) on the fit's own held-out questions; "" when it did not, or nothing was scored.
+
+    Generated questions flatter a fit (their references are a section's first sentences), so
+    a fit that loses even on them is a fit to keep as a candidate only."""
+    best = scores.get("best_sentence_holds_gold", {})
+    mine = best.get("model")
+    other = next(((k, v) for k, v in best.items() if k != "model"), None)
+    if mine is None or other is None or other[1] is None or mine >= other[1]:
+        return ""
+    return (
+        f"on its own held-out questions its best sentence held the reference less often than "
+        f"the {other[0]} model's ({mine} < {other[1]})"
+    )
+
+
 @dataclass
 class Calibration:
-    """The outcome: the model written, its rows and how it scored against the shipped one."""
+    """The outcome: the model written, its rows and how it scored against the shipped one;
+    ``not_used``: why a fit asked to be used was kept as a candidate instead ("" if it was
+    not)."""
 
     plan: Plan
     model: AnswerModel
     rows: SentenceRows
     generated: dict[str, int]
     seconds: float
+    not_used: str = ""
+
+    @property
+    def written(self) -> str:
+        """Where the model was written: the model in use, or the candidate file."""
+        if self.not_used:
+            return str(Path(self.plan.writes[0]).with_name(CANDIDATE))
+        return self.plan.writes[0]
+
+    @property
+    def used(self) -> bool:
+        return self.plan.use and not self.not_used
 
     def to_dict(self) -> dict[str, Any]:
         p = self.model.provenance
         return {
             **self.plan.to_dict(),
-            "model": self.plan.writes[0],
+            "model": self.written,
+            "used": self.used,
+            "not_used": self.not_used,
             "generated": self.generated,
             "rows": len(self.rows),
             "questions_with_rows": self.rows.questions,
@@ -208,10 +242,13 @@ def calibrate(
     progress: Progress | None = None,
     write: bool = True,
     use: bool = False,
+    force: bool = False,
 ) -> Calibration:
     """Generate, answer, label, fit and (with ``write``) write into the index folder (see the
     module docstring): as ``answer_model.json`` with ``use``, else as the candidate file the
-    answer never reads."""
+    answer never reads. A fit that did worse than the model in use on its own held-out
+    questions (``worse_than_baseline``) is written as the candidate even with ``use``,
+    unless ``force``."""
     started = time.perf_counter()
     p = plan(index, size, seed, use)
     # offline whatever the environment sets (RAGLOOP_LLM): the fit is of the offline answer
@@ -251,8 +288,11 @@ def calibrate(
             "fitted_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         },
     )
+    why = worse_than_baseline(model.provenance.get("held_out", {})) if use and not force else ""
+    done = Calibration(p, model, rows, dict(ts.kinds), time.perf_counter() - started, why)
     if write:
         with folder_lock(p.index):  # a rebuild swaps the folder only under this lock
             atomic_write_bytes(p.index / ROWS_FILE, data)
-            atomic_write_text(p.writes[0], json.dumps(model.to_dict(), indent=1) + "\n")
-    return Calibration(p, model, rows, dict(ts.kinds), time.perf_counter() - started)
+            atomic_write_text(done.written, json.dumps(model.to_dict(), indent=1) + "\n")
+    done.seconds = time.perf_counter() - started
+    return done

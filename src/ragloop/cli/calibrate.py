@@ -26,6 +26,12 @@ def calibrate(
         help="answer with the fitted model from now on (default: keep it as a candidate; on "
         "the development corpora a fit on generated questions did worse than the shipped one)",
     ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="with --use: use the fit even when it did worse than the model in use on its "
+        "own held-out questions (without it, such a fit is kept as a candidate)",
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="check the index and say what would be done; write nothing"
     ),
@@ -38,7 +44,9 @@ def calibrate(
     fits the same logistic model the shipped one is on 70% of the questions and scores it on
     the rest against the shipped model. Writes the model (with its provenance) and the rows
     into the index folder: with --use as answer_model.json, which `ragloop ask` then uses with
-    the same embeddings; else as answer_model.candidate.json, which nothing reads.
+    the same embeddings; else as answer_model.candidate.json, which nothing reads. A fit that
+    did worse than the model in use on its own held-out questions stays a candidate unless
+    --force is given too.
     """
     from ragloop.calibration.corpus import calibrate as run_calibration
     from ragloop.calibration.corpus import plan
@@ -59,7 +67,9 @@ def calibrate(
         def progress(what: str, done: int, total: int) -> None:
             bar.update(task, description=what, completed=done, total=total)
 
-        result = run_calibration(index_dir, size=size, seed=seed, progress=progress, use=use)
+        result = run_calibration(
+            index_dir, size=size, seed=seed, progress=progress, use=use, force=force
+        )
     data = result.to_dict()
     if as_json:
         typer.echo(json.dumps(data, indent=2))
@@ -86,8 +96,13 @@ def calibrate(
     table.add_row("embeddings", plain(data["embeddings_model"]))
     table.add_row("seconds", str(data["seconds"]))
     console.print(table)
-    if use:
+    if result.used:
         said = f"the answer over {result.plan.index} now uses this model (with these embeddings)"
+    elif result.not_used:
+        said = (
+            f"not used, kept as a candidate: {result.not_used}; the answer still uses: "
+            f"{result.plan.in_use}. Pass --use --force to answer with it anyway"
+        )
     else:
         said = (
             f"kept as a candidate; the answer still uses: {result.plan.in_use}. Pass --use to "
