@@ -29,6 +29,7 @@ from ragloop.state import ContextItem
         ("What does the df option --human-readable do?", ["--human-readable"]),
         ("How do I use grep -i with a well-known e-mail list?", ["-i"]),
         ("Why does it return -1?", []),
+        ("When I build with make -j8 the output is mixed.", ["-j"]),
     ],
 )
 def test_identifiers(question, expected):

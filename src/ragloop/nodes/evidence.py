@@ -30,6 +30,7 @@ _PATTERNS = (
     # proper names inside a sentence: "at Nordwelt Electronics", "the Lumo Home Hub"
     re.compile(r"(?<=[a-z0-9,;:)] )[A-Z][a-z]{2,}(?:[ \t]+[A-Z][a-z]+)*\b"),
 )
+_OPTION_VALUE = re.compile(r"^(-[a-z])\d+$")
 #: words that frame a question but say nothing about what it asks for
 FRAME_WORDS = frozenset(
     """do does doing done what how use used using mean means meaning purpose describe explain
@@ -73,6 +74,8 @@ def identifiers(text: str) -> list[str]:
                 found.append(name)
     # a name inside a longer one ("path" in "os.path") adds nothing
     out = [n for n in found if not any(n != o and n in o for o in found)]
+    # a short option with its value written onto it names the option: "-j" of "-j8"
+    out = list(dict.fromkeys(_OPTION_VALUE.sub(r"\1", n) for n in out))
     return sorted(out, key=lambda n: -len(n))
 
 
