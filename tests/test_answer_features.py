@@ -24,6 +24,7 @@ from ragloop.nodes.answer import NOT_ANSWERED, answer_step
 from ragloop.nodes.answer_model import Abstention, AnswerModel, from_dict
 from ragloop.nodes.lines import (
     choose_profile,
+    corpus_boilerplate,
     is_code,
     is_question,
     is_toc,
@@ -264,6 +265,22 @@ def test_repeated_sentences_are_those_a_fifth_of_the_pages_share() -> None:
     units += [(f"q{i}", "Only here is this sentence written down.") for i in range(1)]
     found = repeated_sentences(units)
     assert key(line) in found and key("Only here is this sentence written down.") not in found
+
+
+def test_a_template_each_page_fills_in_with_its_own_name_is_boilerplate() -> None:
+    # a man page's footer names its own command; the same line with another name is on
+    # every page of the suite
+    footer = "Full documentation is available locally via: info '(coreutils) {} invocation'."
+    names = ["touch", "stat", "head", "fold", "tail", "sort"] + [f"tool{i}" for i in range(20)]
+    chunks = [
+        (f"/docs/{n}.html", n.upper(), f"{footer.format(n)} The {n} command does job {i}.")
+        for i, n in enumerate(names)
+    ]
+    found = corpus_boilerplate(chunks)
+    assert all(key(footer.format(n)) in found for n in names)
+    assert key("The touch command does job 0.") not in found  # names its page, but once
+    # without pages (one long manual's sections) nothing is left out of the comparison
+    assert not repeated_sentences((c, t) for c, _, t in chunks)
 
 
 def test_the_profile_is_reference_for_entry_lines_and_guide_for_prose() -> None:

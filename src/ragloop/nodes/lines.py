@@ -112,23 +112,38 @@ def key(sentence: str) -> str:
 
 
 def repeated_sentences(
-    units: Iterable[tuple[str, str]], share: float = 0.2, least: int = 3
+    units: Iterable[tuple[str, str]], share: float = 0.2, least: int = 3, pages: bool = False
 ) -> frozenset[str]:
     """Keys of sentences found in at least ``share`` of the units (and ``least`` of them).
 
     ``units`` are (unit, text) pairs: a page's source, or a top-level section when the corpus
     is one page, with a chunk's text. "Part of the ... suite", a navigation line every page
-    repeats, is found this way; a sentence of three words or fewer is never counted.
+    repeats, is found this way; a sentence of three words or fewer is never counted. With
+    ``pages`` (units are page sources), a sentence that names its own page is compared with
+    that name left out, so a template every page fills in with its own name ("or available
+    locally via: info '(coreutils) touch invocation'" on touch.html) counts as repeated too.
     """
     where: dict[str, set[str]] = defaultdict(set)
+    keys: dict[str, set[str]] = defaultdict(set)  # compared form -> the sentences' own keys
     seen: set[str] = set()
     for unit, text in units:
         seen.add(unit)
+        own = _page_name(unit) if pages else None
         for s in split_sentences(text):
             if len(s.split()) > 3 and not s.startswith(("```", "#")):
-                where[key(s)].add(unit)
+                compared = own.sub("\u00a7", s) if own else s
+                k = key(compared) + ("\u00a7" if compared != s else "")
+                where[k].add(unit)
+                keys[k].add(key(s))
     need = max(least, share * len(seen))
-    return frozenset(k for k, us in where.items() if len(us) >= need)
+    return frozenset(o for k, us in where.items() if len(us) >= need for o in keys[k])
+
+
+def _page_name(source: str) -> re.Pattern[str] | None:
+    """The page's own name as a whole word ("touch" of "touch.html"), or None when the name is
+    too short to be one."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    return re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", re.I) if len(name) >= 2 else None
 
 
 #: a line that opens a reference entry: a signature "abs(X)", a term "wal_buffers (integer):",
@@ -175,7 +190,11 @@ def corpus_boilerplate(chunks: list[tuple[str, str, str]]) -> frozenset[str]:
     sources = {src for src, _, _ in chunks}
     by_page = len(sources) >= 20
     return repeated_sentences(
-        (src if by_page else title.split(SEPARATOR)[0].strip(), text) for src, title, text in chunks
+        (
+            (src if by_page else title.split(SEPARATOR)[0].strip(), text)
+            for src, title, text in chunks
+        ),
+        pages=by_page,
     )
 
 
