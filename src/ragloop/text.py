@@ -58,6 +58,28 @@ def option_line(text: str) -> bool:
     )
 
 
+#: an option entry's head: the options a line opens with, before ": " or the line's end
+_OPTION_HEAD = re.compile(r"^[ \t]*(--?[A-Za-z][^\n:]{0,80}?)(?::(?:[ \t]|$)|$)", re.M)
+#: one option of it, with its argument's placeholder: "-f FILE", "--file=FILE", "--color[=WHEN]"
+_OPTION_PART = re.compile(
+    r"(--?[A-Za-z][\w-]*)(?:=\S+|\[=?[^\]]*\]|[ \t]+(?:[A-Za-z][\w-]*|<[\w-]+>|\[[^\]]*\]))?"
+)
+
+
+def option_entries(text: str) -> set[str]:
+    """The options (lowercased) that ``text``'s option entry lines define, as
+    ``nodes.entries.defines`` reads them: a line that opens with options, each with its
+    argument's placeholder, then ": " or nothing ("-f FILE, --file=FILE: Obtain patterns ...",
+    "-h, --human-readable" as a paragraph of its own; ``option_line`` is the looser test the
+    chunker and the answer's signatures use for such a line standing alone)."""
+    out: set[str] = set()
+    for m in _OPTION_HEAD.finditer(text):
+        parts = [_OPTION_PART.fullmatch(p.strip()) for p in re.split(r",[ \t]*", m.group(1))]
+        if all(parts):
+            out.update(p.group(1).lower() for p in parts if p)
+    return out
+
+
 def forget_sentences() -> None:
     """Forget the remembered splits (``split_sentences``), so a timing starts cold."""
     _sentences.cache_clear()

@@ -13,6 +13,7 @@ import functools
 import re
 
 from ragloop.documents.chunking import SEPARATOR
+from ragloop.text import option_entries
 
 #: what follows a page's subject in its title: "select — Waiting for I/O completion"
 _PAGE_SUBJECT = re.compile(r"\s+[\u2014\u2013:-]\s")
@@ -24,26 +25,6 @@ def _definition_pattern(name: str) -> re.Pattern[str]:
     # at a line's start (after a list bullet): a signature "asind ( double precision )",
     # a term "wal_buffers (integer): ...", an entry "pg_restore — restore ..."
     return re.compile(rf"^[ \t]*(?:[-*] )?{body}[ \t]*(?:\(|:|\u2014|\u2013|-[ \t])", re.I | re.M)
-
-
-#: an option entry's head: the options a line opens with, before ": " or the line's end
-_OPTION_HEAD = re.compile(r"^[ \t]*(--?[A-Za-z][^\n:]{0,80}?)(?::(?:[ \t]|$)|$)", re.M)
-#: one option of it, with its argument's placeholder: "-f FILE", "--file=FILE", "--color[=WHEN]"
-_OPTION_PART = re.compile(
-    r"(--?[A-Za-z][\w-]*)(?:=\S+|\[=?[^\]]*\]|[ \t]+(?:[A-Za-z][\w-]*|<[\w-]+>|\[[^\]]*\]))?"
-)
-
-
-def option_entries(text: str) -> set[str]:
-    """The options (lowercased) that ``text``'s option entry lines define: a line that opens
-    with options, each with its argument's placeholder, then ": " or nothing ("-f FILE,
-    --file=FILE: Obtain patterns ...", "-h, --human-readable" as a paragraph of its own)."""
-    out: set[str] = set()
-    for m in _OPTION_HEAD.finditer(text):
-        parts = [_OPTION_PART.fullmatch(p.strip()) for p in re.split(r",[ \t]*", m.group(1))]
-        if all(parts):
-            out.update(p.group(1).lower() for p in parts if p)
-    return out
 
 
 def defines(name: str, text: str) -> float:

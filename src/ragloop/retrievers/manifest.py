@@ -20,8 +20,9 @@ FORMAT_VERSION = 5  # 2: Markdown split at headings; 3: dense vectors carry the 
 # 5: the dense docstore is JSON (before: LangChain's pickle, which is never read any more)
 
 
-#: the modules whose code decides what a chunk is and what is embedded for it
-_CHUNKING_CODE = ("documents", "retrievers/corpus.py", "retrievers/dense.py")
+#: the modules whose code decides what a chunk is and what is embedded for it (``text.py``:
+#: the chunker keeps an option's line with its paragraph by ``text.option_line``)
+_CHUNKING_CODE = ("documents", "text.py", "retrievers/corpus.py", "retrievers/dense.py")
 
 
 @functools.cache
