@@ -30,6 +30,8 @@ from ragloop.state import ContextItem
         ("How do I use grep -i with a well-known e-mail list?", ["-i"]),
         ("Why does it return -1?", []),
         ("When I build with make -j8 the output is mixed.", ["-j"]),
+        # a Rust or C++ path is one name
+        ("What does std::vec::Vec::push do?", ["std::vec::vec::push"]),
     ],
 )
 def test_identifiers(question, expected):
@@ -103,6 +105,24 @@ def test_a_line_that_starts_with_the_name_defines_it():
     assert defines("os.setresgid", "setresgid(rgid, egid, sgid)\n\nSet the ids.") == 0.8
     assert defines("asind", PROSE) == 0.0  # mentioned, not defined
     assert defines("reindex", "REINDEX rebuilds an index") == 0.0
+
+
+def test_a_signature_line_defines_the_name_under_its_own_qualifier_or_keyword():
+    # Sphinx writes a method under its class, without the module: "Popen.wait(...)"
+    assert defines("subprocess.popen.wait", "```\nPopen.wait(timeout=None)\n```") == 0.8
+    assert defines("subprocess.popen", "class subprocess.Popen(args, bufsize=-1)") == 1.0
+    assert defines("table_info", "PRAGMA x\n\nPRAGMA schema.table_info(table-name);") == 1.0
+    assert defines("std::vec::vec::push", "pub fn push(&mut self, value: T)") == 0.8
+    # prose that calls it, or the same last part under another qualifier, is no entry
+    assert defines("communicate", "Use Popen.communicate() when using pipes.") == 0.0
+    assert defines("subprocess.popen.wait", "Process.wait()") == 0.0
+
+
+def test_a_name_under_fewer_qualifiers_is_named_but_not_a_qualified_names_tail():
+    assert name_match("subprocess.popen.wait", "Call Popen.wait() to reap it.") == 0.8
+    assert name_match("std::vec::vec::new", "let v = Vec::new();") == 0.8
+    assert name_match("new", "let v = Vec::new();") == 0.0
+    assert name_match("join", "os.path.join(a, b)") == 0.0
 
 
 def test_an_option_entry_line_defines_each_option_it_lists():

@@ -13,8 +13,17 @@ import functools
 import re
 
 from ragloop.documents.chunking import SEPARATOR
+from ragloop.nodes.lines import is_code
 from ragloop.text import option_entries
 
+#: what joins the parts of a qualified name: "os.path.join", "std::vec::Vec"
+_QUALIFIER = re.compile(r"\.|::")
+#: a signature line: up to two keywords ("class", "PRAGMA", "pub fn"), a qualified name and
+#: its opening parenthesis: "class subprocess.Popen(", "PRAGMA schema.table_info(table-name);"
+_SIGNATURE = re.compile(
+    r"^[ \t]*(?:[A-Za-z]+[ \t]+){0,2}((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Za-z_$][\w$]*)[ \t]*\(",
+    re.M,
+)
 #: what follows a page's subject in its title: "select — Waiting for I/O completion"
 _PAGE_SUBJECT = re.compile(r"\s+[\u2014\u2013:-]\s")
 
@@ -41,8 +50,37 @@ def defines(name: str, text: str) -> float:
         return 1.0 if name.lower() in option_entries(text) else 0.0
     if _definition_pattern(name).search(text):
         return 1.0
-    tail = name.rsplit(".", 1)[1] if "." in name else ""
-    return 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
+    parts = _QUALIFIER.split(name.lower())
+    tail = parts[-1] if len(parts) > 1 else ""
+    written = 0.8 if len(tail) >= 3 and _definition_pattern(tail).search(text) else 0.0
+    return max(written, _signature(parts, text)) if parts[-1] in text.lower() else written
+
+
+def _signature(parts: list[str], text: str) -> float:
+    """How surely a signature line of ``text`` is the entry of the name split into ``parts``:
+    1 when it writes the whole name, under a qualifier or keyword of its own or none
+    ("class subprocess.Popen(", "PRAGMA schema.table_info(" for "table_info"); 0.8 when
+    it leaves out the name's leading qualifiers, as a reference does under its class or
+    module ("Popen.wait(timeout=None)" for "subprocess.Popen.wait"). A line of prose
+    ("Use Popen.communicate() when ...") is no signature (``lines.is_code``), nor is a
+    name under another qualifier ("Process.wait(" for "subprocess.Popen.wait")."""
+    best = 0.0
+    for m in _SIGNATURE.finditer(text):
+        written = [p.lower() for p in _QUALIFIER.split(m.group(1))]
+        common = 0
+        while common < min(len(written), len(parts)) and written[-1 - common] == parts[-1 - common]:
+            common += 1
+        if common < min(len(written), len(parts)):
+            continue  # another qualifier: "Process.wait" is not "Popen.wait"
+        if common == 0 or (common < len(parts) and len(parts[-1]) < 3):
+            continue
+        end = text.find("\n", m.end())
+        if not is_code(text[m.start() : end if end >= 0 else len(text)]):
+            continue
+        best = max(best, 1.0 if common == len(parts) else 0.8)
+        if best == 1.0:
+            break
+    return best
 
 
 @functools.lru_cache(maxsize=8192)

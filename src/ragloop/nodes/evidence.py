@@ -19,7 +19,8 @@ from ragloop.text import STOPWORDS, forget_sentences, split_sentences, tokenize
 
 _PATTERNS = (
     re.compile(r"`([^`\n]{2,60})`"),  # anything the user put in backticks
-    re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"),  # os.path.isdir, Path.exists
+    # os.path.isdir, Path.exists, std::vec::Vec (a Rust or C++ path)
+    re.compile(r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?"),
     re.compile(r"\b[A-Za-z]\w*_\w+\b"),  # pg_stat_activity, work_mem, to_tsvector
     re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*(?<!-)"),  # command-line options: -i, --ignore-case
     re.compile(r"\b[A-Za-z_]\w*(?=\(\))"),  # a word written as a call: asind(), len()
@@ -83,7 +84,8 @@ def identifiers(text: str) -> list[str]:
 def _name_pattern(name: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(p) for p in name.split())
     # an option is not the tail of a longer one: "-h" is not in "--human-readable"
-    before = r"(?<![\w.-])" if name.startswith("-") else r"(?<![\w.])"
+    # nor is a name the tail of a qualified one: "join" is not in "os.path.join", "Vec::new"
+    before = r"(?<![\w.-])" if name.startswith("-") else r"(?<![\w.])(?<!::)"
     return re.compile(rf"{before}{body}(?![\w])", re.IGNORECASE)
 
 
@@ -97,16 +99,23 @@ def name_match(name: str, text: str, heading: bool = False) -> float:
     """How surely ``text`` mentions ``name``: 1 for the full name, less for its last part.
 
     ``os.setresgid`` documented as ``setresgid(rgid, egid, sgid)`` under the ``os`` module
-    still counts: the last dotted part written as a call or in a heading scores 0.8, and a
-    bare occurrence of it 0.4 (a last part such as ``exists`` is also an ordinary word).
+    still counts: the name under fewer of its qualifiers ("Popen.wait" for
+    ``subprocess.Popen.wait``), or its last part written as a call or in a heading, scores
+    0.8, and a bare occurrence of the last part 0.4 (a last part such as ``exists`` is also an
+    ordinary word). Parts are joined by "." or, in a Rust or C++ path, "::".
     """
     if not text:
         return 0.0
     if _name_pattern(name).search(text):
         return 1.0
-    if "." not in name:
+    parts = re.split(r"(\.|::)", name)  # the parts with what joins them
+    if len(parts) == 1:
         return 0.0
-    tail = name.rsplit(".", 1)[1]
+    # written under fewer qualifiers: "Popen.wait" for "subprocess.Popen.wait"
+    for cut in range(2, len(parts) - 2, 2):
+        if _name_pattern("".join(parts[cut:])).search(text):
+            return 0.8
+    tail = parts[-1]
     if len(tail) < 3:
         return 0.0
     hit = _name_pattern(tail).search(text)
