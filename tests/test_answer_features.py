@@ -470,8 +470,12 @@ def test_the_answerer_scores_and_records_sentences_with_its_own_corpus_settings(
     _, x_guide = asyncio.run(guide.sentence_table(question, contexts))
     at = {q.sentence: i for i, q in enumerate(quotes)}
     entry = FEATURES.index("name_entry")
-    assert x_ref[at["The abs(X) function returns the absolute value."], entry] > 0
-    assert not x_guide[:, entry].any()  # a profile without the genre features
+    described = at["The abs(X) function returns the absolute value."]
+    assert x_ref[described, entry] > 0
+    # the name's own entry line is read in every profile: a guide's glossary or a man
+    # page's option list defines a name as a reference does (it is 0 where none does)
+    assert x_guide[described, entry] == x_ref[described, entry]
+    assert not x_guide[:, FEATURES.index("subject_entry")].any()  # a genre feature
     boilerplate = FEATURES.index("boilerplate")
     assert x_ref[at[boiler], boilerplate] == 1.0 and x_guide[at[boiler], boilerplate] == 0.0
 

@@ -11,7 +11,8 @@ name_sentence       the sentence names what the question names (a name all read 
                     counts less: ``name_weights``)
 name_heading        its heading names it
 name_entry          the sentence is, or follows, the name's entry line ("abs(X)", "wal_buffers
-                    (integer)", "ALTER VIEW — ...")                        [reference profile]
+                    (integer)", "ALTER VIEW — ...", "-i, --ignore-case"); 0 where no line
+                    defines the name, so it is read in every profile
 subject_entry       the question names nothing and the sentence starts with its section's
                     subject, or is (or follows) its entry line             [reference profile]
 evidence            the judge's evidence for the whole chunk (0 when it gave none)
@@ -29,9 +30,9 @@ embedded with the question; a name every read passage gives counts less: ``name_
 ``code``, ``toc`` and ``boilerplate`` sentences are never quoted (``flawed``); they stay
 features so a fitted model can also learn what their neighbours are worth. Nor is a question
 (a sentence ending in "?": a FAQ's or a blog's own question states no answer, and it is the
-sentence most likely to echo the user's). The genre features
-are on in the ``reference`` profile only (``PROFILES``), chosen at index time
-(``lines.choose_profile``).
+sentence most likely to echo the user's). The genre feature
+(``subject_entry``: a page about one subject) is on in the ``reference`` profile only
+(``PROFILES``), chosen at index time (``lines.choose_profile``).
 
 Whether the read passages answer at all is decided for the question as a whole, from the
 sentence scores and the judge (``question.QUESTION_FEATURES``).
@@ -69,8 +70,10 @@ FEATURES = (
 )
 #: what a signature's line holds and a line of prose does not
 _BRACKETS = re.compile(r"[\[\](){}<>|]")
-#: features that assume a reference manual's layout (entry lines, pages about one subject)
-GENRE = frozenset({"name_entry", "subject_entry"})
+#: features that assume a reference manual's layout (pages about one subject). A name's entry
+#: line is no such assumption: a man page's option list or a guide's glossary defines a name
+#: as a reference does, and ``name_entry`` is 0 where nothing defines it
+GENRE = frozenset({"subject_entry"})
 PROFILES: dict[str, frozenset[str]] = {
     "reference": frozenset(FEATURES),
     "guide": frozenset(FEATURES) - GENRE,
